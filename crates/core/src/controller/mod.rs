@@ -1,0 +1,202 @@
+//! Receiver-side window controllers: one trait, one file per algorithm.
+//!
+//! A controller sees what a real receiver sees: RTT samples (from the TCP
+//! timestamp echo) and the bytes the application consumes. From these it
+//! decides the receive window (rwnd) to advertise, in bytes.
+//!
+//! | name         | file            | source                                   |
+//! |--------------|-----------------|------------------------------------------|
+//! | `none`       | `none.rs`       | rwnd never limits                        |
+//! | `static`     | `fixed.rs`      | a fixed tcp_rmem_max clamp               |
+//! | `autotuning` | `autotuning.rs` | Linux DRS as RTAC eq. (12) defines it    |
+//! | `drwa`       | `drwa.rs`       | DRWA Algorithm 1 (Jiang et al., IMC'12)  |
+//! | `rtac`       | `rtac.rs`       | RTAC Algorithm 1, eqs. (6), (8), (10), (11) |
+//! | `drw`        | `drw.rs`        | mmWave dynamic receive window (Zhang et al.) |
+
+mod params;
+pub use params::{ControllerError, Params};
+
+use crate::time::{Duration, Instant};
+use crate::units::Bandwidth;
+use std::fmt;
+use std::str::FromStr;
+
+/// The role every receiver-side window controller plays.
+pub trait Controller {
+    /// A segment arrived carrying a valid RTT sample: the time since the
+    /// receiver sent the timestamp the sender echoes (RTAC Algorithm 1,
+    /// "on receiving a packet").
+    fn on_rtt_sample(&mut self, now: Instant, rtt: Duration);
+
+    /// The application copied `bytes` from the receive buffer to user space
+    /// (RTAC Algorithm 1 and DRWA Algorithm 1 run here).
+    fn on_data_consumed(&mut self, now: Instant, bytes: u64);
+
+    /// A cross-layer hint from the access link: its whole data bandwidth and
+    /// the share allocated to this receiver. Only `drw` uses it.
+    fn on_bandwidth_hint(&mut self, _now: Instant, _total: Bandwidth, _allocated: Bandwidth) {}
+
+    /// The window to advertise now, in bytes; `None` when this controller
+    /// sets no limit (the receive buffer alone decides).
+    fn rwnd(&self) -> Option<u64>;
+
+    /// The estimator state behind the last decision, for logs and plots.
+    fn state(&self) -> ControllerState;
+}
+
+/// What a controller currently believes, for logs and time series.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ControllerState {
+    /// Smoothed receiver RTT estimate.
+    pub rtt: Option<Duration>,
+    /// Minimum RTT (with any compensation the controller applies).
+    pub rtt_min: Option<Duration>,
+    /// Estimated sender window (bytes delivered per RTT), smoothed.
+    pub window_bytes: Option<u64>,
+}
+
+/// The controllers by name, as written on the command line and in scenarios.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ControllerKind {
+    None,
+    Static,
+    Autotuning,
+    Drwa,
+    Rtac,
+    Drw,
+}
+
+impl ControllerKind {
+    pub const ALL: [ControllerKind; 6] = [
+        ControllerKind::None,
+        ControllerKind::Static,
+        ControllerKind::Autotuning,
+        ControllerKind::Drwa,
+        ControllerKind::Rtac,
+        ControllerKind::Drw,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ControllerKind::None => "none",
+            ControllerKind::Static => "static",
+            ControllerKind::Autotuning => "autotuning",
+            ControllerKind::Drwa => "drwa",
+            ControllerKind::Rtac => "rtac",
+            ControllerKind::Drw => "drw",
+        }
+    }
+}
+
+impl fmt::Display for ControllerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ControllerKind {
+    type Err = ControllerError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ControllerKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| ControllerError::UnknownController(s.to_string()))
+    }
+}
+
+mod autotuning;
+mod drw;
+mod drwa;
+mod fixed;
+mod none;
+mod rtac;
+
+pub use autotuning::{Autotuning, AutotuningParams};
+pub use drw::{Drw, DrwParams};
+pub use drwa::{Drwa, DrwaParams};
+pub use fixed::{Static, StaticParams};
+pub use none::NoLimit;
+pub use rtac::{Rtac, RtacParams};
+
+/// Any controller, for code that chooses one at run time.
+#[derive(Clone, Debug)]
+pub enum AnyController {
+    None(NoLimit),
+    Static(Static),
+    Autotuning(Autotuning),
+    Drwa(Drwa),
+    Rtac(Rtac),
+    Drw(Drw),
+}
+
+impl AnyController {
+    /// Builds the controller `kind` for a connection with segment size `mss`,
+    /// with its paper defaults overridden by `params` (`key=value` pairs).
+    /// Unknown keys and bad values are errors that name the key.
+    pub fn new(kind: ControllerKind, mss: u32, params: &Params) -> Result<Self, ControllerError> {
+        Ok(match kind {
+            ControllerKind::None => {
+                params.reject_all("none")?;
+                AnyController::None(NoLimit)
+            }
+            ControllerKind::Static => AnyController::Static(Static::new(StaticParams::from_params(params)?)),
+            ControllerKind::Autotuning => {
+                AnyController::Autotuning(Autotuning::new(AutotuningParams::from_params(params)?, mss))
+            }
+            ControllerKind::Drwa => AnyController::Drwa(Drwa::new(DrwaParams::from_params(params)?, mss)),
+            ControllerKind::Rtac => AnyController::Rtac(Rtac::new(RtacParams::from_params(params)?, mss)),
+            ControllerKind::Drw => AnyController::Drw(Drw::new(DrwParams::from_params(params)?, mss)),
+        })
+    }
+
+    pub fn kind(&self) -> ControllerKind {
+        match self {
+            AnyController::None(_) => ControllerKind::None,
+            AnyController::Static(_) => ControllerKind::Static,
+            AnyController::Autotuning(_) => ControllerKind::Autotuning,
+            AnyController::Drwa(_) => ControllerKind::Drwa,
+            AnyController::Rtac(_) => ControllerKind::Rtac,
+            AnyController::Drw(_) => ControllerKind::Drw,
+        }
+    }
+
+    fn inner(&self) -> &dyn Controller {
+        match self {
+            AnyController::None(c) => c,
+            AnyController::Static(c) => c,
+            AnyController::Autotuning(c) => c,
+            AnyController::Drwa(c) => c,
+            AnyController::Rtac(c) => c,
+            AnyController::Drw(c) => c,
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn Controller {
+        match self {
+            AnyController::None(c) => c,
+            AnyController::Static(c) => c,
+            AnyController::Autotuning(c) => c,
+            AnyController::Drwa(c) => c,
+            AnyController::Rtac(c) => c,
+            AnyController::Drw(c) => c,
+        }
+    }
+}
+
+impl Controller for AnyController {
+    fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
+        self.inner_mut().on_rtt_sample(now, rtt)
+    }
+    fn on_data_consumed(&mut self, now: Instant, bytes: u64) {
+        self.inner_mut().on_data_consumed(now, bytes)
+    }
+    fn on_bandwidth_hint(&mut self, now: Instant, total: Bandwidth, allocated: Bandwidth) {
+        self.inner_mut().on_bandwidth_hint(now, total, allocated)
+    }
+    fn rwnd(&self) -> Option<u64> {
+        self.inner().rwnd()
+    }
+    fn state(&self) -> ControllerState {
+        self.inner().state()
+    }
+}

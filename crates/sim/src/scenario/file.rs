@@ -1,0 +1,1058 @@
+//! Reading a scenario from a TOML file.
+//!
+//! The document is walked by hand (no serde derive) so that every error
+//! names the file, the field (`link[0].rate`, `flow[1].controller.params.k`)
+//! and what was expected, and so that unknown keys are rejected with the
+//! list of known ones. `scenarios/rtac-lte-single.toml` is the reference
+//! example of the format:
+//!
+//! ```toml
+//! name = "example"              # default: the file's stem
+//! description = "..."           # default: ""
+//! duration = "30s"              # required, > 0
+//! seed = 1                      # integer >= 0, default 1
+//! mss = 1448                    # 536..=9000, default 1448
+//! sample_interval = "10ms"      # > 0, default 10ms
+//! measure_from = "0s"           # warm-up, < duration, default 0s
+//! controllers = ["autotuning", { label = "rtac-k", controller = "rtac", params = { k = 3e-7 } }]
+//!                               # one run per entry, default ["rtac"]
+//!
+//! [[link]]                      # at least one, in data order
+//! name = "bottleneck"           # default "link{i}", unique
+//! rate = "55mbit"               # required
+//! delay = "25ms"                # one way, default 0ms
+//! queue = "droptail:packets=3000"  # or { kind = "droptail", packets = 3000 };
+//!                               # default droptail:packets=1000
+//!
+//! [[flow]]                      # at least one
+//! count = 1                     # identical flows, 1..=100000, default 1
+//! cc = "cubic"                  # default cubic
+//! controller = "none"           # optional: pins this flow's receiver in every run
+//! path = ["bottleneck"]         # link names, default all links in order
+//! start = "0s"                  # < duration, default 0s
+//! stop = "20s"                  # optional, > start
+//! bytes = "64KB"                # optional, > 0: a finite transfer
+//! ```
+
+use super::{ControllerChoice, FlowSpec, LinkSpec, Scenario};
+use crate::tcp::cc::CcKind;
+use rtac_core::controller::{AnyController, ControllerError, ControllerKind, Params};
+use rtac_core::units::{parse_bandwidth, parse_bytes, parse_duration};
+use rtac_core::Duration;
+use rtac_netmodel::{QueueError, QueueSpec};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+
+/// Why a scenario could not be read.
+#[derive(Debug)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    Io { path: PathBuf, error: std::io::Error },
+    /// The text is not valid TOML (or not UTF-8); `line` and `column` count
+    /// from 1, the column in characters.
+    Syntax { origin: String, line: usize, column: usize, message: String },
+    /// The TOML is valid but a field is missing, of the wrong type, out of
+    /// range or unknown. `field` is a path such as `link[0].rate`; empty
+    /// when the document as a whole is wrong.
+    Field { origin: String, field: String, message: String },
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScenarioError::Io { path, error } => write!(f, "{}: cannot read the scenario: {error}", path.display()),
+            ScenarioError::Syntax { origin, line, column, message } => {
+                write!(f, "{origin}:{line}:{column}: invalid TOML: {message}")
+            }
+            ScenarioError::Field { origin, field, message } if field.is_empty() => write!(f, "{origin}: {message}"),
+            ScenarioError::Field { origin, field, message } => write!(f, "{origin}: {field}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ScenarioError::Io { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// Reads and validates the scenario in `path`. Messages name the path as
+/// given.
+pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let bytes = std::fs::read(path).map_err(|error| ScenarioError::Io { path: path.to_path_buf(), error })?;
+    let origin = path.display().to_string();
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = &bytes[..e.valid_up_to()];
+            // The prefix is valid UTF-8 by construction.
+            let prefix = std::str::from_utf8(valid).unwrap_or("");
+            let (line, column) = line_column(prefix, prefix.len());
+            return Err(ScenarioError::Syntax {
+                origin,
+                line,
+                column,
+                message: "the file is not UTF-8 text".to_string(),
+            });
+        }
+    };
+    parse_str(text, &origin)
+}
+
+/// Parses and validates a scenario. `origin` names the text in messages
+/// (usually the file's path); its stem is the default scenario name.
+pub fn parse_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+    let table: Table = text.parse().map_err(|e: toml::de::Error| {
+        let (line, column) = match e.span() {
+            Some(span) => line_column(text, span.start),
+            None => (1, 1),
+        };
+        ScenarioError::Syntax { origin: origin.to_string(), line, column, message: e.message().trim().to_string() }
+    })?;
+    Reader { origin }.scenario(&table)
+}
+
+/// 1-based line and character column of byte offset `at` in `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+/// Default scenario name: the origin's file stem (`scenarios/x.toml` -> `x`).
+fn stem_of(origin: &str) -> String {
+    let first = origin.split_whitespace().next().unwrap_or("");
+    Path::new(first).file_stem().and_then(|s| s.to_str()).filter(|s| !s.is_empty()).unwrap_or("scenario").to_string()
+}
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "duration",
+    "seed",
+    "mss",
+    "sample_interval",
+    "measure_from",
+    "controllers",
+    "link",
+    "flow",
+];
+const LINK_KEYS: &[&str] = &["name", "rate", "delay", "queue"];
+const FLOW_KEYS: &[&str] = &["count", "cc", "controller", "path", "start", "stop", "bytes"];
+const CONTROLLER_KEYS: &[&str] = &["label", "controller", "params"];
+
+const MSS_RANGE: std::ops::RangeInclusive<i64> = 536..=9000;
+const MAX_FLOWS: i64 = 100_000;
+const DEFAULT_QUEUE: &str = "droptail:packets=1000";
+
+struct Reader<'a> {
+    origin: &'a str,
+}
+
+/// A field path: `link[0].rate`.
+fn join(base: &str, key: &str) -> String {
+    let bare = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let key = if bare { key.to_string() } else { format!("{key:?}") };
+    if base.is_empty() {
+        key
+    } else {
+        format!("{base}.{key}")
+    }
+}
+
+fn index(base: &str, i: usize) -> String {
+    format!("{base}[{i}]")
+}
+
+/// A short description of a TOML value for "expected X, got Y" messages.
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("the string {:?}", clip(s)),
+        Value::Integer(i) => format!("the integer {i}"),
+        Value::Float(x) => format!("the float {x:?}"),
+        Value::Boolean(b) => format!("the boolean {b}"),
+        Value::Datetime(d) => format!("the date-time {d}"),
+        Value::Array(a) => format!("an array of {} item{}", a.len(), if a.len() == 1 { "" } else { "s" }),
+        Value::Table(_) => "a table".to_string(),
+    }
+}
+
+/// At most 60 characters of a user's string, for messages.
+fn clip(s: &str) -> String {
+    const MAX: usize = 60;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(MAX).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints on short keys.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn suggestion(key: &str, known: &[&str]) -> String {
+    if key.chars().count() > 40 {
+        return String::new();
+    }
+    known
+        .iter()
+        .map(|k| (distance(key, k), *k))
+        .filter(|(d, k)| *d <= if key.len().min(k.len()) <= 4 { 1 } else { 2 })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| format!("did you mean {k:?}? "))
+        .unwrap_or_default()
+}
+
+/// A name used in reports and output file names.
+fn check_name(s: &str) -> Result<(), String> {
+    if s.is_empty() {
+        return Err("must not be empty".to_string());
+    }
+    if s.len() > 64 {
+        return Err(format!("{:?} is longer than 64 characters", clip(s)));
+    }
+    if s.starts_with('.') || !s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+')) {
+        return Err(format!(
+            "{:?} is not a usable name: use letters, digits, '-', '_', '+' and '.' (not first)",
+            clip(s)
+        ));
+    }
+    Ok(())
+}
+
+/// A table's fields, checked against the keys it may have.
+struct Fields<'r, 't> {
+    r: &'r Reader<'r>,
+    path: String,
+    table: &'t Table,
+}
+
+impl Reader<'_> {
+    fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError::Field { origin: self.origin.to_string(), field: field.into(), message: message.into() }
+    }
+
+    fn fields<'t>(&self, path: String, table: &'t Table, known: &[&str]) -> Result<Fields<'_, 't>, ScenarioError> {
+        for key in table.keys() {
+            if !known.contains(&key.as_str()) {
+                return Err(self.err(
+                    join(&path, key),
+                    format!("unknown key; {}known keys: {}", suggestion(key, known), known.join(", ")),
+                ));
+            }
+        }
+        Ok(Fields { r: self, path, table })
+    }
+
+    fn scenario(&self, doc: &Table) -> Result<Scenario, ScenarioError> {
+        let f = self.fields(String::new(), doc, TOP_KEYS)?;
+        let name = match f.string("name")? {
+            Some(n) => {
+                check_name(n).map_err(|m| self.err("name", m))?;
+                n.to_string()
+            }
+            None => stem_of(self.origin),
+        };
+        let description = f.string("description")?.unwrap_or("").to_string();
+        let duration = f
+            .duration("duration")?
+            .ok_or_else(|| self.err("duration", "missing: how long to simulate, such as duration = \"30s\""))?;
+        if duration.is_zero() {
+            return Err(self.err("duration", "must be above 0"));
+        }
+        let seed = f.integer("seed", 0..=i64::MAX)?.unwrap_or(1) as u64;
+        let mss = f.integer("mss", MSS_RANGE)?.unwrap_or(i64::from(rtac_core::DEFAULT_MSS)) as u32;
+        let sample_interval = f.duration("sample_interval")?.unwrap_or(Duration::from_millis(10));
+        if sample_interval.is_zero() {
+            return Err(self.err("sample_interval", "must be above 0"));
+        }
+        let measure_from = f.duration("measure_from")?.unwrap_or(Duration::ZERO);
+        if measure_from >= duration {
+            return Err(self.err(
+                "measure_from",
+                format!("must be before the end of the run (duration = {}s)", duration.as_secs_f64()),
+            ));
+        }
+        let controllers = match f.get("controllers") {
+            None => vec![ControllerChoice::new(ControllerKind::Rtac)],
+            Some(v) => self.controllers(v, mss)?,
+        };
+        let links = self.links(f.get("link"))?;
+        let flows = self.flows(f.get("flow"), &links, duration, mss)?;
+        Ok(Scenario {
+            name,
+            description,
+            duration,
+            seed,
+            mss,
+            links,
+            flows,
+            controllers,
+            sample_interval,
+            measure_from,
+        })
+    }
+
+    fn controllers(&self, v: &Value, mss: u32) -> Result<Vec<ControllerChoice>, ScenarioError> {
+        let Value::Array(items) = v else {
+            return Err(self.err(
+                "controllers",
+                format!(
+                    "expected an array of controller names or tables, such as [\"autotuning\", \"rtac\"], got {}",
+                    show(v)
+                ),
+            ));
+        };
+        if items.is_empty() {
+            return Err(self.err("controllers", "must name at least one controller (one run each)"));
+        }
+        let mut out: Vec<ControllerChoice> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let path = index("controllers", i);
+            let c = self.controller(&path, item, mss)?;
+            if let Some(j) = out.iter().position(|o| o.label == c.label) {
+                return Err(self.err(
+                    path,
+                    format!(
+                        "label {:?} is already used by controllers[{j}]; give each run a distinct label, \
+                         such as {{ label = \"{}-2\", controller = \"{}\", params = {{ ... }} }}",
+                        c.label, c.label, c.kind
+                    ),
+                ));
+            }
+            out.push(c);
+        }
+        Ok(out)
+    }
+
+    /// A controller written as a name or as `{label?, controller, params?}`,
+    /// validated by building it.
+    fn controller(&self, path: &str, v: &Value, mss: u32) -> Result<ControllerChoice, ScenarioError> {
+        let known_names = || ControllerKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ");
+        let kind_of = |field: String, name: &str| -> Result<ControllerKind, ScenarioError> {
+            name.parse::<ControllerKind>().map_err(|_| {
+                self.err(field, format!("unknown controller {:?}; known controllers: {}", clip(name), known_names()))
+            })
+        };
+        let choice = match v {
+            Value::String(name) => ControllerChoice::new(kind_of(path.to_string(), name)?),
+            Value::Table(t) => {
+                let f = self.fields(path.to_string(), t, CONTROLLER_KEYS)?;
+                let name = f.string("controller")?.ok_or_else(|| {
+                    self.err(
+                        join(path, "controller"),
+                        format!("missing: the controller's name, one of {}", known_names()),
+                    )
+                })?;
+                let kind = kind_of(join(path, "controller"), name)?;
+                let label = match f.string("label")? {
+                    Some(l) => {
+                        check_name(l).map_err(|m| self.err(join(path, "label"), m))?;
+                        l.to_string()
+                    }
+                    None => kind.name().to_string(),
+                };
+                let mut params = Params::new();
+                if let Some(pv) = f.get("params") {
+                    let ppath = join(path, "params");
+                    let Value::Table(pt) = pv else {
+                        return Err(self.err(
+                            ppath,
+                            format!("expected a table of parameters, such as {{ k = 3e-7 }}, got {}", show(pv)),
+                        ));
+                    };
+                    for (k, pv) in pt {
+                        let value = match pv {
+                            Value::String(s) => s.clone(),
+                            Value::Integer(i) => i.to_string(),
+                            Value::Float(x) if x.is_finite() => x.to_string(),
+                            Value::Boolean(b) => b.to_string(),
+                            other => {
+                                return Err(self.err(
+                                    join(&ppath, k),
+                                    format!("expected a number or a string, got {}", show(other)),
+                                ))
+                            }
+                        };
+                        params.insert(k, &value).map_err(|e| self.err(join(&ppath, k), e.to_string()))?;
+                    }
+                }
+                ControllerChoice { label, kind, params }
+            }
+            other => {
+                return Err(self.err(
+                    path,
+                    format!(
+                        "expected a controller name such as \"rtac\" or a table {{ controller = \"rtac\", params = {{ ... }} }}, got {}",
+                        show(other)
+                    ),
+                ))
+            }
+        };
+        if let Err(e) = AnyController::new(choice.kind, mss, &choice.params) {
+            let field = match &e {
+                ControllerError::UnknownParam { key, .. } | ControllerError::BadValue { key, .. } => {
+                    join(&join(path, "params"), key)
+                }
+                ControllerError::DuplicateParam(key) => join(&join(path, "params"), key),
+                ControllerError::UnknownController(_) if v.is_table() => join(path, "controller"),
+                _ if v.is_table() => join(path, "params"),
+                _ => path.to_string(),
+            };
+            return Err(self.err(field, e.to_string()));
+        }
+        Ok(choice)
+    }
+
+    /// The `[[link]]` or `[[flow]]` array of tables.
+    fn array_of_tables<'t>(
+        &self,
+        key: &str,
+        v: Option<&'t Value>,
+        what: &str,
+    ) -> Result<Vec<&'t Table>, ScenarioError> {
+        let Some(v) = v else {
+            return Err(self.err(key, format!("missing: add at least one [[{key}]] section ({what})")));
+        };
+        let Value::Array(items) = v else {
+            let hint = if v.is_table() {
+                format!(" (write [[{key}]], with double brackets, not [{key}])")
+            } else {
+                String::new()
+            };
+            return Err(self.err(key, format!("expected an array of [[{key}]] tables, got {}{hint}", show(v))));
+        };
+        if items.is_empty() {
+            return Err(self.err(key, format!("must have at least one entry ({what})")));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::Table(t) => Ok(t),
+                other => Err(self.err(index(key, i), format!("expected a [[{key}]] table, got {}", show(other)))),
+            })
+            .collect()
+    }
+
+    fn links(&self, v: Option<&Value>) -> Result<Vec<LinkSpec>, ScenarioError> {
+        let tables = self.array_of_tables("link", v, "the links in data order, each with a rate")?;
+        let mut links: Vec<LinkSpec> = Vec::with_capacity(tables.len());
+        for (i, t) in tables.into_iter().enumerate() {
+            let path = index("link", i);
+            let f = self.fields(path.clone(), t, LINK_KEYS)?;
+            let name = match f.string("name")? {
+                Some(n) => {
+                    check_name(n).map_err(|m| self.err(join(&path, "name"), m))?;
+                    n.to_string()
+                }
+                None => format!("link{i}"),
+            };
+            if let Some(j) = links.iter().position(|l| l.name == name) {
+                return Err(self.err(join(&path, "name"), format!("{name:?} is already the name of link[{j}]")));
+            }
+            let rate = match f.get("rate") {
+                None => {
+                    return Err(self.err(join(&path, "rate"), "missing: the link's rate, such as rate = \"50mbit\""))
+                }
+                Some(Value::String(s)) => {
+                    parse_bandwidth(s).map_err(|e| self.err(join(&path, "rate"), e.to_string()))?
+                }
+                Some(other) => {
+                    return Err(self.err(
+                        join(&path, "rate"),
+                        format!("expected a rate string such as \"50mbit\", got {}", show(other)),
+                    ))
+                }
+            };
+            let delay = f.duration("delay")?.unwrap_or(Duration::ZERO);
+            let qpath = join(&path, "queue");
+            let queue = match f.get("queue") {
+                None => QueueSpec::parse(DEFAULT_QUEUE).map_err(|e| self.err(&qpath, e.to_string()))?,
+                Some(Value::String(s)) => QueueSpec::parse(s).map_err(|e| self.err(&qpath, e.to_string()))?,
+                Some(Value::Table(qt)) => self.queue_table(&qpath, qt)?,
+                Some(other) => {
+                    return Err(self.err(
+                        qpath,
+                        format!(
+                            "expected a queue such as \"droptail:packets=1000\" or {{ kind = \"droptail\", packets = 1000 }}, got {}",
+                            show(other)
+                        ),
+                    ))
+                }
+            };
+            links.push(LinkSpec { name, rate, delay, queue });
+        }
+        Ok(links)
+    }
+
+    fn queue_table(&self, qpath: &str, qt: &Table) -> Result<QueueSpec, ScenarioError> {
+        let kind = match qt.get("kind") {
+            Some(Value::String(k)) => k.as_str(),
+            Some(other) => {
+                return Err(self.err(
+                    join(qpath, "kind"),
+                    format!("expected the queue discipline's name such as \"droptail\", got {}", show(other)),
+                ))
+            }
+            None => {
+                return Err(self.err(join(qpath, "kind"), "missing: the queue discipline, such as kind = \"droptail\""))
+            }
+        };
+        let mut pairs = Vec::new();
+        for (k, v) in qt.iter().filter(|(k, _)| k.as_str() != "kind") {
+            let value = match v {
+                Value::String(s) => s.clone(),
+                Value::Integer(i) => i.to_string(),
+                Value::Float(x) if x.is_finite() => x.to_string(),
+                other => {
+                    return Err(self.err(join(qpath, k), format!("expected a number or a string, got {}", show(other))))
+                }
+            };
+            pairs.push((k.clone(), value));
+        }
+        QueueSpec::from_pairs(kind, &pairs).map_err(|e| {
+            let field = match &e {
+                QueueError::UnknownKind(_) => join(qpath, "kind"),
+                QueueError::UnknownKey { key, .. } | QueueError::BadValue { key, .. } => join(qpath, key),
+                _ => qpath.to_string(),
+            };
+            self.err(field, e.to_string())
+        })
+    }
+
+    fn flows(
+        &self,
+        v: Option<&Value>,
+        links: &[LinkSpec],
+        duration: Duration,
+        mss: u32,
+    ) -> Result<Vec<FlowSpec>, ScenarioError> {
+        let tables = self.array_of_tables("flow", v, "the TCP flows to simulate")?;
+        let mut flows = Vec::with_capacity(tables.len());
+        let mut total: i64 = 0;
+        let link_names = || links.iter().map(|l| l.name.as_str()).collect::<Vec<_>>().join(", ");
+        for (i, t) in tables.into_iter().enumerate() {
+            let path = index("flow", i);
+            let f = self.fields(path.clone(), t, FLOW_KEYS)?;
+            let count = f.integer("count", 1..=MAX_FLOWS)?.unwrap_or(1);
+            total += count;
+            if total > MAX_FLOWS {
+                return Err(self.err(
+                    join(&path, "count"),
+                    format!("the flows add up to {total}, more than the {MAX_FLOWS} a scenario may have"),
+                ));
+            }
+            let cc = match f.string("cc")? {
+                None => "cubic".parse::<CcKind>().map_err(|e| self.err(join(&path, "cc"), e))?,
+                Some(s) => s.parse::<CcKind>().map_err(|e| self.err(join(&path, "cc"), e))?,
+            };
+            let controller = match f.get("controller") {
+                None => None,
+                Some(cv) => Some(self.controller(&join(&path, "controller"), cv, mss)?),
+            };
+            let path_idx = match f.get("path") {
+                None => (0..links.len()).collect(),
+                Some(Value::Array(names)) => {
+                    if names.is_empty() {
+                        return Err(self.err(
+                            join(&path, "path"),
+                            format!("must name at least one link; links: {}", link_names()),
+                        ));
+                    }
+                    let mut idx: Vec<usize> = Vec::with_capacity(names.len());
+                    for (j, n) in names.iter().enumerate() {
+                        let field = index(&join(&path, "path"), j);
+                        let Value::String(n) = n else {
+                            return Err(self.err(field, format!("expected a link name, got {}", show(n))));
+                        };
+                        let Some(li) = links.iter().position(|l| &l.name == n) else {
+                            return Err(
+                                self.err(field, format!("no link is named {:?}; links: {}", clip(n), link_names()))
+                            );
+                        };
+                        if idx.contains(&li) {
+                            return Err(self.err(field, format!("the path crosses link {n:?} twice")));
+                        }
+                        idx.push(li);
+                    }
+                    idx
+                }
+                Some(other) => {
+                    return Err(self.err(
+                        join(&path, "path"),
+                        format!("expected an array of link names such as [\"{}\"], got {}", links[0].name, show(other)),
+                    ))
+                }
+            };
+            let start = f.duration("start")?.unwrap_or(Duration::ZERO);
+            if start >= duration {
+                return Err(self.err(
+                    join(&path, "start"),
+                    format!("must be before the end of the run (duration = {}s)", duration.as_secs_f64()),
+                ));
+            }
+            let stop = f.duration("stop")?;
+            if let Some(stop) = stop {
+                if stop <= start {
+                    return Err(
+                        self.err(join(&path, "stop"), format!("must be after start ({}s)", start.as_secs_f64()))
+                    );
+                }
+            }
+            let bytes = match f.get("bytes") {
+                None => None,
+                Some(Value::Integer(n)) if *n > 0 => Some(*n as u64),
+                Some(Value::String(s)) => match parse_bytes(s) {
+                    Ok(n) if n > 0 => Some(n),
+                    Ok(_) => return Err(self.err(join(&path, "bytes"), "must be above 0")),
+                    Err(e) => return Err(self.err(join(&path, "bytes"), e.to_string())),
+                },
+                Some(other) => {
+                    return Err(self.err(
+                        join(&path, "bytes"),
+                        format!("expected a size above 0 such as 1000000 or \"64KB\", got {}", show(other)),
+                    ))
+                }
+            };
+            flows.push(FlowSpec { count: count as u32, cc, controller, path: path_idx, start, stop, bytes });
+        }
+        Ok(flows)
+    }
+}
+
+impl Fields<'_, '_> {
+    fn field(&self, key: &str) -> String {
+        join(&self.path, key)
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.table.get(key)
+    }
+
+    fn string(&self, key: &str) -> Result<Option<&str>, ScenarioError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(self.r.err(self.field(key), format!("expected a string, got {}", show(other)))),
+        }
+    }
+
+    fn integer(&self, key: &str, range: std::ops::RangeInclusive<i64>) -> Result<Option<i64>, ScenarioError> {
+        let describe = || {
+            if *range.end() == i64::MAX {
+                format!("an integer of at least {}", range.start())
+            } else {
+                format!("an integer from {} to {}", range.start(), range.end())
+            }
+        };
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(n)) if range.contains(n) => Ok(Some(*n)),
+            Some(other) => Err(self.r.err(self.field(key), format!("expected {}, got {}", describe(), show(other)))),
+        }
+    }
+
+    fn duration(&self, key: &str) -> Result<Option<Duration>, ScenarioError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => {
+                parse_duration(s).map(Some).map_err(|e| self.r.err(self.field(key), e.to_string()))
+            }
+            Some(other) => Err(self.r.err(
+                self.field(key),
+                format!("expected a duration string such as \"40ms\" or \"1.5s\", got {}", show(other)),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"
+duration = "3s"
+
+[[link]]
+rate = "10mbit"
+delay = "10ms"
+queue = "droptail:packets=100"
+
+[[flow]]
+"#;
+
+    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        parse_str(text, "scenarios/test.toml")
+    }
+
+    fn err(text: &str) -> String {
+        match parse(text) {
+            Ok(s) => panic!("accepted:\n{text}\n=> {s:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// The field error's path, or panics.
+    fn field(text: &str) -> String {
+        match parse(text) {
+            Err(ScenarioError::Field { field, .. }) => field,
+            other => panic!("expected a field error for\n{text}\ngot {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_embedded_default_parses_to_the_papers_lte_case() {
+        let s = super::super::default_scenario();
+        assert_eq!(s.name, "rtac-lte-single");
+        assert!(s.description.contains("Fig. 6"), "{}", s.description);
+        assert_eq!(s.duration, Duration::from_secs(30));
+        assert_eq!(s.seed, 1);
+        assert_eq!(s.mss, 1448);
+        assert_eq!(s.sample_interval, Duration::from_millis(10));
+        assert_eq!(s.measure_from, Duration::ZERO);
+        let labels: Vec<&str> = s.controllers.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["autotuning", "drwa", "rtac"]);
+        let kinds: Vec<ControllerKind> = s.controllers.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [ControllerKind::Autotuning, ControllerKind::Drwa, ControllerKind::Rtac]);
+        assert!(s.controllers.iter().all(|c| c.params.is_empty()));
+        assert_eq!(s.links.len(), 1);
+        let l = &s.links[0];
+        assert_eq!(l.name, "lte-bs");
+        assert_eq!(l.rate, rtac_core::Bandwidth::from_mbps(55));
+        assert_eq!(l.delay, Duration::from_millis(25));
+        assert_eq!(l.queue, QueueSpec::parse("droptail:packets=3000").unwrap());
+        assert_eq!(s.flows.len(), 1);
+        let f = &s.flows[0];
+        assert_eq!(f.count, 1);
+        assert_eq!(f.cc.name(), "cubic");
+        assert!(f.controller.is_none());
+        assert_eq!(f.path, [0]);
+        assert_eq!(f.start, Duration::ZERO);
+        assert_eq!(f.stop, None);
+        assert_eq!(f.bytes, None);
+    }
+
+    #[test]
+    fn every_file_under_scenarios_parses() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                if let Err(e) = load_file(&path) {
+                    panic!("{e}");
+                }
+                n += 1;
+            }
+        }
+        assert!(n >= 1, "no scenario files in {}", dir.display());
+    }
+
+    #[test]
+    fn defaults_fill_a_minimal_file() {
+        let s = parse(SMALL).unwrap();
+        assert_eq!(s.name, "test");
+        assert_eq!(s.description, "");
+        assert_eq!(s.seed, 1);
+        assert_eq!(s.mss, 1448);
+        assert_eq!(s.sample_interval, Duration::from_millis(10));
+        assert_eq!(s.controllers, vec![ControllerChoice::new(ControllerKind::Rtac)]);
+        assert_eq!(s.links[0].name, "link0");
+        assert_eq!(s.flows[0].path, [0]);
+        assert_eq!(s.flows[0].cc.name(), "cubic");
+        let s = parse("duration = \"1s\"\n[[link]]\nrate = \"1mbit\"\n[[flow]]\n").unwrap();
+        assert_eq!(s.links[0].queue, QueueSpec::parse(DEFAULT_QUEUE).unwrap());
+        assert_eq!(s.links[0].delay, Duration::ZERO);
+    }
+
+    #[test]
+    fn a_full_file_reads_every_field() {
+        let s = parse(
+            r#"
+name = "two-hop"
+description = "d"
+duration = "10s"
+seed = 7
+mss = 1400
+sample_interval = "5ms"
+measure_from = "2s"
+controllers = ["autotuning", { label = "rtac-k", controller = "rtac" }]
+
+[[link]]
+name = "wan"
+rate = "1gbit"
+delay = "5ms"
+queue = { kind = "droptail", bytes = "3MB" }
+
+[[link]]
+name = "access"
+rate = "20mbit"
+delay = "20ms"
+queue = { kind = "droptail", packets = 500 }
+
+[[flow]]
+count = 3
+cc = "reno"
+path = ["access"]
+start = "1s"
+stop = "9s"
+bytes = "64KB"
+
+[[flow]]
+controller = "none"
+bytes = 1000
+"#,
+        )
+        .unwrap();
+        assert_eq!((s.name.as_str(), s.seed, s.mss), ("two-hop", 7, 1400));
+        assert_eq!(s.measure_from, Duration::from_secs(2));
+        assert_eq!(s.sample_interval, Duration::from_millis(5));
+        assert_eq!(s.controllers[1].label, "rtac-k");
+        assert_eq!(s.controllers[1].kind, ControllerKind::Rtac);
+        assert_eq!(s.links[0].queue, QueueSpec::parse("droptail:bytes=3MB").unwrap());
+        assert_eq!(s.links[1].queue, QueueSpec::parse("droptail:packets=500").unwrap());
+        let f = &s.flows[0];
+        assert_eq!((f.count, f.cc.name()), (3, "reno"));
+        assert_eq!(f.path, [1]);
+        assert_eq!(f.start, Duration::from_secs(1));
+        assert_eq!(f.stop, Some(Duration::from_secs(9)));
+        assert_eq!(f.bytes, Some(65536));
+        assert_eq!(s.flows[1].path, [0, 1]);
+        assert_eq!(s.flows[1].bytes, Some(1000));
+        assert_eq!(s.flows[1].controller.as_ref().map(|c| c.kind), Some(ControllerKind::None));
+    }
+
+    #[test]
+    fn errors_name_the_file_the_field_and_the_problem() {
+        let e = err(&SMALL.replace("10mbit", "fast"));
+        assert!(e.starts_with("scenarios/test.toml: link[0].rate: cannot read \"fast\": expected a rate"), "{e}");
+        let e = err(&SMALL.replace("duration = \"3s\"", "duration = 3"));
+        assert!(e.contains("duration: expected a duration string") && e.contains("got the integer 3"), "{e}");
+        let e = err(&SMALL.replace("rate =", "rat ="));
+        assert!(e.contains("link[0].rat: unknown key; did you mean \"rate\"?"), "{e}");
+        assert!(e.contains("known keys: name, rate, delay, queue"), "{e}");
+        let e = err(&format!("{SMALL}x = 1\n"));
+        assert!(e.contains("flow[0].x: unknown key; known keys: count, cc,"), "{e}");
+        let e = err(&format!("seeds = 3\n{SMALL}"));
+        assert!(e.contains("seeds: unknown key; did you mean \"seed\"?"), "{e}");
+        let e = err(&format!("{SMALL}path = [\"nowhere\"]\n"));
+        assert!(e.contains("flow[0].path[0]: no link is named \"nowhere\"; links: link0"), "{e}");
+        let e = err(&format!("{SMALL}cc = \"vegas9\"\n"));
+        assert!(e.contains("flow[0].cc: ") && e.contains("cubic"), "{e}");
+        let e = err(&format!("controllers = [\"rtak\"]\n{SMALL}"));
+        assert!(e.contains("controllers[0]: unknown controller \"rtak\"; known controllers: none, static"), "{e}");
+        let e = err(&format!("controllers = [\"rtac\", \"rtac\"]\n{SMALL}"));
+        assert!(e.contains("controllers[1]: label \"rtac\" is already used by controllers[0]"), "{e}");
+    }
+
+    #[test]
+    fn controller_parameter_errors_name_the_parameter() {
+        let doc = format!("{SMALL}controller = {{ controller = \"rtac\", params = {{ zzz = 1 }} }}\n");
+        assert_eq!(field(&doc), "flow[0].controller.params.zzz");
+        let e = err(&doc);
+        assert!(e.contains("zzz"), "{e}");
+        let doc = format!("controllers = [{{ controller = \"none\", params = {{ k = 1.5 }} }}]\n{SMALL}");
+        assert_eq!(field(&doc), "controllers[0].params.k");
+        let doc = format!("controllers = [{{ controller = \"rtac\", params = {{ k = [1] }} }}]\n{SMALL}");
+        assert_eq!(field(&doc), "controllers[0].params.k");
+        let doc = format!("controllers = [{{ controller = \"rtac\", params = {{ k = nan }} }}]\n{SMALL}");
+        assert_eq!(field(&doc), "controllers[0].params.k");
+        let doc = format!("controllers = [{{ label = \"a b\", controller = \"rtac\" }}]\n{SMALL}");
+        assert_eq!(field(&doc), "controllers[0].label");
+        let doc = format!("controllers = [{{ params = {{}} }}]\n{SMALL}");
+        assert_eq!(field(&doc), "controllers[0].controller");
+    }
+
+    #[test]
+    fn syntax_errors_report_line_and_column() {
+        let text = "duration = \"3s\"\n\n[[link]]\nrate = \"10mbit\n";
+        match parse(text) {
+            Err(ScenarioError::Syntax { origin, line, column, message }) => {
+                assert_eq!(origin, "scenarios/test.toml");
+                assert_eq!(line, 4, "{message}");
+                assert!(column >= 1);
+                assert!(!message.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = err("a = 1\na = 2\n");
+        assert!(e.starts_with("scenarios/test.toml:2:"), "{e}");
+    }
+
+    #[test]
+    fn load_file_names_a_missing_path_and_rejects_non_utf8() {
+        let dir = std::env::temp_dir().join(format!("rtac-scenario-file-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = dir.join("missing.toml");
+        let e = load_file(&missing).unwrap_err();
+        assert!(matches!(e, ScenarioError::Io { .. }));
+        assert!(e.to_string().contains("missing.toml"), "{e}");
+        let bin = dir.join("binary.toml");
+        std::fs::write(&bin, b"duration = \"3s\"\n\xff\xfe\x00garbage").unwrap();
+        match load_file(&bin).unwrap_err() {
+            ScenarioError::Syntax { origin, line, column, .. } => {
+                assert!(origin.ends_with("binary.toml"));
+                assert_eq!((line, column), (2, 1));
+            }
+            other => panic!("{other:?}"),
+        }
+        let good = dir.join("good-one.toml");
+        std::fs::write(&good, SMALL).unwrap();
+        assert_eq!(load_file(&good).unwrap().name, "good-one");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn malformed_documents_are_errors_never_panics() {
+        let with = |extra_top: &str, link: &str, flow: &str| {
+            format!("{extra_top}\n[[link]]\nrate = \"10mbit\"\n{link}\n[[flow]]\n{flow}\n")
+        };
+        let d = "duration = \"3s\"";
+        let mut docs: Vec<(String, &str)> = vec![
+            (String::new(), "duration"),
+            ("\n\n  \n".into(), "duration"),
+            ("# only a comment".into(), "duration"),
+            ("duration = \"3s\"".into(), "link"),
+            ("duration = \"3s\"\n[[link]]\nrate = \"1mbit\"".into(), "flow"),
+            ("duration = \"3s\"\n[link]\nrate = \"1mbit\"\n[[flow]]".into(), "double brackets"),
+            ("duration = \"3s\"\nlink = []\n[[flow]]".into(), "at least one"),
+            ("duration = \"3s\"\nlink = [1]\n[[flow]]".into(), "link[0]"),
+            ("duration = \"3s\"\nflow = \"x\"\n[[link]]\nrate = \"1mbit\"".into(), "flow"),
+            ("\u{0}\u{1}\u{2}\u{fffd}garbage\u{7f}".into(), "invalid TOML"),
+            ("[[[[[".into(), "invalid TOML"),
+            ("= = =".into(), "invalid TOML"),
+            ("x = [".to_string() + &"[".repeat(10_000), "invalid TOML"),
+            ("x = ".to_string() + &"{a=".repeat(10_000), "invalid TOML"),
+            (with("duration = \"0s\"", "", ""), "above 0"),
+            (with("duration = \"-3s\"", "", ""), "duration"),
+            (with("duration = \"3\"", "", ""), "duration"),
+            (with("duration = \"1e400s\"", "", ""), "duration"),
+            (with("duration = \"99999999999999999999999s\"", "", ""), "duration"),
+            (with("duration = 3.5", "", ""), "duration"),
+            (with("duration = true", "", ""), "duration"),
+            (with("duration = [\"3s\"]", "", ""), "duration"),
+            (with("duration = { s = 3 }", "", ""), "duration"),
+            (with("duration = 1979-05-27T07:32:00Z", "", ""), "duration"),
+            (with(&format!("{d}\nseed = -1"), "", ""), "seed"),
+            (with(&format!("{d}\nseed = \"1\""), "", ""), "seed"),
+            (with(&format!("{d}\nseed = 1.0"), "", ""), "seed"),
+            (with(&format!("{d}\nseed = 99999999999999999999"), "", ""), "invalid TOML"),
+            (with(&format!("{d}\nmss = 100"), "", ""), "mss"),
+            (with(&format!("{d}\nmss = 100000"), "", ""), "mss"),
+            (with(&format!("{d}\nmss = -1448"), "", ""), "mss"),
+            (with(&format!("{d}\nmss = 9223372036854775807"), "", ""), "mss"),
+            (with(&format!("{d}\nname = 5"), "", ""), "name"),
+            (with(&format!("{d}\nname = \"\""), "", ""), "name"),
+            (with(&format!("{d}\nname = \"../../etc\""), "", ""), "name"),
+            (with(&format!("{d}\ndescription = []"), "", ""), "description"),
+            (with(&format!("{d}\nsample_interval = \"0ms\""), "", ""), "sample_interval"),
+            (with(&format!("{d}\nsample_interval = 10"), "", ""), "sample_interval"),
+            (with(&format!("{d}\nmeasure_from = \"3s\""), "", ""), "measure_from"),
+            (with(&format!("{d}\nmeasure_from = \"1h\""), "", ""), "measure_from"),
+            (with(&format!("{d}\ncontrollers = \"rtac\""), "", ""), "controllers"),
+            (with(&format!("{d}\ncontrollers = []"), "", ""), "controllers"),
+            (with(&format!("{d}\ncontrollers = [1]"), "", ""), "controllers[0]"),
+            (with(&format!("{d}\ncontrollers = [[\"rtac\"]]"), "", ""), "controllers[0]"),
+            (with(&format!("{d}\ncontrollers = [{{ controller = 1 }}]"), "", ""), "controllers[0].controller"),
+            (with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", params = 1 }}]"), "", ""), "params"),
+            (with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", extra = 1 }}]"), "", ""), "extra"),
+            (with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", label = 3 }}]"), "", ""), "label"),
+            (
+                with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", params = {{ \"\" = 1 }} }}]"), "", ""),
+                "params",
+            ),
+            (with(d, "rate = 10", ""), "invalid TOML"),
+            (with(d, "delay = \"-1ms\"", ""), "link[0].delay"),
+            (with(d, "delay = 25", ""), "link[0].delay"),
+            (with(d, "queue = 3000", ""), "link[0].queue"),
+            (with(d, "queue = \"droptail\"", ""), "link[0].queue"),
+            (with(d, "queue = \"droptail:packets=-5\"", ""), "link[0].queue"),
+            (with(d, "queue = \"droptail:packets=99999999999999999999999\"", ""), "link[0].queue"),
+            (with(d, "queue = \"red:packets=5\"", ""), "link[0].queue"),
+            (with(d, "queue = \"droptail:packets\"", ""), "link[0].queue"),
+            (with(d, "queue = {}", ""), "link[0].queue.kind"),
+            (with(d, "queue = { kind = 1 }", ""), "link[0].queue.kind"),
+            (with(d, "queue = { kind = \"droptail\" }", ""), "link[0].queue"),
+            (with(d, "queue = { kind = \"droptail\", packets = 0 }", ""), "link[0].queue.packets"),
+            (with(d, "queue = { kind = \"droptail\", packets = [1] }", ""), "link[0].queue.packets"),
+            (with(d, "queue = { kind = \"droptail\", pakets = 5 }", ""), "link[0].queue.pakets"),
+            (with(d, "name = \"a,b\"", ""), "link[0].name"),
+            (with(d, "name = 7", ""), "link[0].name"),
+            (with(d, "\n[[link]]\nrate = \"1mbit\"\nname = \"link0\"", ""), "link[1].name"),
+            (with(d, "", "count = 0"), "flow[0].count"),
+            (with(d, "", "count = -1"), "flow[0].count"),
+            (with(d, "", "count = 100001"), "flow[0].count"),
+            (with(d, "", "count = \"3\""), "flow[0].count"),
+            (with(d, "", "count = 60000\n[[flow]]\ncount = 60000"), "flow[1].count"),
+            (with(d, "", "cc = 3"), "flow[0].cc"),
+            (with(d, "", "cc = \"\""), "flow[0].cc"),
+            (with(d, "", "controller = 3"), "flow[0].controller"),
+            (with(d, "", "controller = \"nope\""), "flow[0].controller"),
+            (with(d, "", "path = \"link0\""), "flow[0].path"),
+            (with(d, "", "path = []"), "flow[0].path"),
+            (with(d, "", "path = [0]"), "flow[0].path[0]"),
+            (with(d, "", "path = [\"link0\", \"link0\"]"), "flow[0].path[1]"),
+            (with(d, "", "start = \"3s\""), "flow[0].start"),
+            (with(d, "", "start = \"-1s\""), "flow[0].start"),
+            (with(d, "", "start = 1"), "flow[0].start"),
+            (with(d, "", "start = \"1s\"\nstop = \"1s\""), "flow[0].stop"),
+            (with(d, "", "stop = \"0s\""), "flow[0].stop"),
+            (with(d, "", "stop = false"), "flow[0].stop"),
+            (with(d, "", "bytes = 0"), "flow[0].bytes"),
+            (with(d, "", "bytes = -5"), "flow[0].bytes"),
+            (with(d, "", "bytes = \"0KB\""), "flow[0].bytes"),
+            (with(d, "", "bytes = \"lots\""), "flow[0].bytes"),
+            (with(d, "", "bytes = \"1e30GB\""), "flow[0].bytes"),
+            (with(d, "", "bytes = 1.5"), "flow[0].bytes"),
+            (with(d, "", "flows = 1"), "flow[0].flows"),
+            (with(d, "", "[flow.x]"), "flow[0].x"),
+            (format!("{d}\n[[link]]\nrate = \"1mbit\"\n[[flow]]\n[[flow.path]]\n"), "flow[0].path"),
+            (format!("{d}\nlink = [{{ rate = \"1mbit\" }}, \"x\"]\n[[flow]]\n"), "link[1]"),
+        ];
+        // Every prefix of a valid document: truncation anywhere is an error
+        // or a valid scenario, never a panic.
+        let full = super::super::DEFAULT_SCENARIO;
+        for (i, _) in full.char_indices() {
+            let _ = parse(&full[..i]);
+        }
+        docs.push(("\u{feff}".to_string() + "duration = 5", "duration"));
+        for (doc, needle) in &docs {
+            let e = match std::panic::catch_unwind(|| parse(doc)) {
+                Ok(Ok(s)) => panic!("accepted a malformed document:\n{doc}\n=> {s:?}"),
+                Ok(Err(e)) => e.to_string(),
+                Err(_) => panic!("panicked on:\n{doc}"),
+            };
+            if std::env::var_os("RTAC_SHOW_ERRORS").is_some() {
+                eprintln!("{e}");
+            }
+            assert!(e.starts_with("scenarios/test.toml"), "message does not name the file: {e}");
+            assert!(e.contains(needle), "message for\n{doc}\nlacks {needle:?}: {e}");
+            assert!(e.len() < 1000, "overlong message: {e}");
+        }
+    }
+}

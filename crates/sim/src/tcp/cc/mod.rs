@@ -1,0 +1,188 @@
+//! Sender congestion controls, one file each, behind one trait shaped like
+//! Linux's `tcp_congestion_ops`: grow on ACK while cwnd-limited, give a
+//! slow-start threshold on congestion, see every RTT sample.
+
+mod cubic;
+mod reno;
+
+pub use cubic::Cubic;
+pub use reno::Reno;
+
+use rtac_core::{Duration, Instant};
+use std::fmt;
+use std::str::FromStr;
+
+/// The sender's window state, in segments (Linux keeps cwnd in packets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    /// Linux's `snd_cwnd_cnt`: ACKed segments not yet turned into growth.
+    pub cwnd_cnt: u32,
+}
+
+impl Window {
+    /// RFC 6928 initial window of 10 segments, no slow-start threshold yet.
+    pub const INITIAL: Window = Window { cwnd: 10, ssthresh: u32::MAX, cwnd_cnt: 0 };
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Linux `tcp_slow_start`: one segment per segment ACKed, up to
+    /// ssthresh. Returns the ACKed segments left over for congestion
+    /// avoidance.
+    pub fn slow_start(&mut self, acked: u32) -> u32 {
+        let cwnd = self.cwnd.saturating_add(acked).min(self.ssthresh);
+        let left = acked - (cwnd - self.cwnd).min(acked);
+        self.cwnd = cwnd;
+        left
+    }
+
+    /// Linux `tcp_cong_avoid_ai`: one segment per `w` segments ACKed.
+    pub fn additive_increase(&mut self, w: u32, acked: u32) {
+        let w = w.max(1);
+        if self.cwnd_cnt >= w {
+            self.cwnd_cnt = 0;
+            self.cwnd += 1;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= w {
+            let delta = self.cwnd_cnt / w;
+            self.cwnd_cnt -= delta * w;
+            self.cwnd += delta;
+        }
+    }
+}
+
+/// What the sender tells its congestion control about one ACK.
+#[derive(Clone, Copy, Debug)]
+pub struct Ack {
+    pub now: Instant,
+    /// Segments newly acknowledged (cumulatively).
+    pub acked: u32,
+    /// The RTT sample this ACK gave, if any.
+    pub rtt: Option<Duration>,
+    /// The sender's `snd_una` after this ACK, and `snd_nxt`.
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+}
+
+pub trait CongestionControl {
+    /// Every ACK with an RTT sample, before any growth (Linux `pkts_acked`).
+    fn on_rtt_sample(&mut self, _w: &mut Window, _ack: &Ack) {}
+    /// Grow the window: called in the Open state while cwnd-limited
+    /// (Linux `cong_avoid`).
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack);
+    /// A loss was detected: the new slow-start threshold (Linux `ssthresh`).
+    fn ssthresh(&mut self, w: &Window, now: Instant) -> u32;
+    /// A retransmission timeout: forget per-epoch state (Linux
+    /// `set_state(TCP_CA_Loss)`).
+    fn on_timeout(&mut self, _now: Instant) {}
+}
+
+/// Congestion controls by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CcKind {
+    Reno,
+    Cubic,
+}
+
+impl CcKind {
+    pub const ALL: [CcKind; 2] = [CcKind::Reno, CcKind::Cubic];
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::Reno => "reno",
+            CcKind::Cubic => "cubic",
+        }
+    }
+    pub fn build(self) -> AnyCc {
+        match self {
+            CcKind::Reno => AnyCc::Reno(Reno),
+            CcKind::Cubic => AnyCc::Cubic(Cubic::default()),
+        }
+    }
+}
+
+impl fmt::Display for CcKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for CcKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim().to_ascii_lowercase();
+        let s = if s == "newreno" { "reno".to_string() } else { s };
+        CcKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let known: Vec<_> = CcKind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown congestion control {s:?}; known: {}", known.join(", "))
+        })
+    }
+}
+
+/// Any congestion control, dispatched by match on the sender's ACK path.
+#[derive(Clone, Debug)]
+pub enum AnyCc {
+    Reno(Reno),
+    Cubic(Cubic),
+}
+
+impl CongestionControl for AnyCc {
+    #[inline]
+    fn on_rtt_sample(&mut self, w: &mut Window, ack: &Ack) {
+        match self {
+            AnyCc::Reno(c) => c.on_rtt_sample(w, ack),
+            AnyCc::Cubic(c) => c.on_rtt_sample(w, ack),
+        }
+    }
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        match self {
+            AnyCc::Reno(c) => c.on_ack(w, ack),
+            AnyCc::Cubic(c) => c.on_ack(w, ack),
+        }
+    }
+    fn ssthresh(&mut self, w: &Window, now: Instant) -> u32 {
+        match self {
+            AnyCc::Reno(c) => c.ssthresh(w, now),
+            AnyCc::Cubic(c) => c.ssthresh(w, now),
+        }
+    }
+    fn on_timeout(&mut self, now: Instant) {
+        match self {
+            AnyCc::Reno(c) => c.on_timeout(now),
+            AnyCc::Cubic(c) => c.on_timeout(now),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
+        let mut w = Window { cwnd: 10, ssthresh: 12, cwnd_cnt: 0 };
+        assert_eq!(w.slow_start(5), 3);
+        assert_eq!(w.cwnd, 12);
+    }
+
+    #[test]
+    fn additive_increase_adds_one_segment_per_window() {
+        let mut w = Window { cwnd: 10, ssthresh: 5, cwnd_cnt: 0 };
+        for _ in 0..10 {
+            w.additive_increase(w.cwnd, 1);
+        }
+        assert_eq!(w.cwnd, 11);
+    }
+
+    #[test]
+    fn names_parse_and_unknown_names_list_the_known() {
+        assert_eq!("cubic".parse::<CcKind>().unwrap(), CcKind::Cubic);
+        assert_eq!("NewReno".parse::<CcKind>().unwrap(), CcKind::Reno);
+        let e = "bic".parse::<CcKind>().unwrap_err();
+        assert!(e.contains("reno, cubic"), "{e}");
+    }
+}

@@ -1,0 +1,333 @@
+//! One simulation run: links, flows and the event loop that moves packets
+//! between them.
+
+use crate::engine::{Event, EventQueue};
+use crate::metrics::Histogram;
+use crate::network::Link;
+use crate::packet::{Kind, Packet};
+use crate::results::{FlowResult, FlowSample, LinkResult, LinkSample, RunResult, Series};
+use crate::scenario::{ControllerChoice, Scenario};
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::Sender;
+use crate::RunOptions;
+use rtac_core::rng::Rng;
+use rtac_core::{AnyController, Controller, Duration, Instant};
+use rtac_netmodel::Qdisc;
+use std::collections::VecDeque;
+
+struct Flow {
+    path: Vec<u32>,
+    /// Sum of the path's propagation delays: ACKs return over it unqueued.
+    ack_delay: Duration,
+    sender: Sender,
+    receiver: Receiver,
+    /// ACKs on their way back, with arrival times.
+    acks: VecDeque<(Instant, Packet)>,
+    /// Time of the earliest pending FlowTimer event (MAX: none).
+    armed: Instant,
+    start: Instant,
+    stop: Option<Instant>,
+    controller: String,
+    cc: &'static str,
+    rtt_us: Histogram,
+    delivered_at_measure: u64,
+    delivered_at_sample: u64,
+}
+
+pub struct World<'a> {
+    scenario: &'a Scenario,
+    label: String,
+    controller: String,
+    series_on: bool,
+    events: EventQueue,
+    links: Vec<Link>,
+    flows: Vec<Flow>,
+    out: Vec<Packet>,
+    drops: Vec<Packet>,
+    measure_from: Instant,
+    end: Instant,
+    series: Series,
+}
+
+impl<'a> World<'a> {
+    pub fn new(scenario: &'a Scenario, choice: &ControllerChoice, opts: &RunOptions) -> Self {
+        let mut rng = Rng::new(scenario.seed);
+        let links: Vec<Link> =
+            scenario.links.iter().enumerate().map(|(i, l)| Link::new(l, rng.fork(i as u64).next_u64())).collect();
+        let mut flows = Vec::new();
+        for spec in &scenario.flows {
+            let ch = spec.controller.as_ref().unwrap_or(choice);
+            for _ in 0..spec.count {
+                let id = flows.len() as u32;
+                // Scenarios are validated before a run: a controller that
+                // fails here is a bug in validation, not bad input.
+                let ctl = AnyController::new(ch.kind, scenario.mss, &ch.params)
+                    .expect("controller parameters are validated with the scenario");
+                let receiver = Receiver::new(id, scenario.mss, ctl, spec.bytes);
+                let sender = Sender::new(id, scenario.mss, spec.cc.build(), spec.bytes, receiver.initial_window());
+                let path: Vec<u32> = spec.path.iter().map(|&i| i as u32).collect();
+                let ack_delay = spec.path.iter().map(|&i| scenario.links[i].delay).fold(Duration::ZERO, |a, b| a + b);
+                flows.push(Flow {
+                    path,
+                    ack_delay,
+                    sender,
+                    receiver,
+                    acks: VecDeque::new(),
+                    armed: Instant::MAX,
+                    start: Instant::ZERO + spec.start,
+                    stop: spec.stop.map(|s| Instant::ZERO + s),
+                    controller: ch.label.clone(),
+                    cc: spec.cc.name(),
+                    rtt_us: Histogram::default(),
+                    delivered_at_measure: 0,
+                    delivered_at_sample: 0,
+                });
+            }
+        }
+        let mut events = EventQueue::default();
+        for (i, f) in flows.iter().enumerate() {
+            events.push(f.start, Event::FlowStart(i as u32));
+            if let Some(stop) = f.stop {
+                events.push(stop, Event::FlowStop(i as u32));
+            }
+        }
+        let measure_from = Instant::ZERO + scenario.measure_from;
+        if measure_from > Instant::ZERO {
+            events.push(measure_from, Event::MeasureStart);
+        }
+        if opts.series {
+            events.push(Instant::ZERO, Event::Sample);
+        }
+        World {
+            scenario,
+            label: choice.label.clone(),
+            controller: choice.kind.name().to_string(),
+            series_on: opts.series,
+            events,
+            links,
+            flows,
+            out: Vec::new(),
+            drops: Vec::new(),
+            measure_from,
+            end: Instant::ZERO + scenario.duration,
+            series: Series::default(),
+        }
+    }
+
+    pub fn run(mut self) -> RunResult {
+        let wall = std::time::Instant::now();
+        while let Some((now, ev)) = self.events.pop_until(self.end) {
+            match ev {
+                Event::LinkFree(l) => self.start_link(l as usize, now),
+                Event::LinkArrive(l) => self.link_arrive(l as usize, now),
+                Event::AckArrive(f) => self.ack_arrive(f as usize, now),
+                Event::FlowTimer(f) => self.flow_timer(f as usize, now),
+                Event::FlowStart(f) => {
+                    self.flows[f as usize].sender.start(now, &mut self.out);
+                    self.route(f as usize, now);
+                }
+                Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
+                Event::MeasureStart => self.measure_start(),
+                Event::Sample => self.sample(now),
+            }
+        }
+        self.finish(wall.elapsed())
+    }
+
+    /// Sends what an endpoint of flow `f` just emitted and re-arms its timer.
+    fn route(&mut self, f: usize, now: Instant) {
+        let mut out = std::mem::take(&mut self.out);
+        for pkt in out.drain(..) {
+            match pkt.kind {
+                Kind::Data { .. } => {
+                    let first = self.flows[f].path[0] as usize;
+                    self.enqueue(first, pkt, now);
+                }
+                Kind::Ack { .. } => {
+                    let flow = &mut self.flows[f];
+                    let at = now + flow.ack_delay;
+                    if flow.acks.is_empty() {
+                        self.events.push(at, Event::AckArrive(f as u32));
+                    }
+                    flow.acks.push_back((at, pkt));
+                }
+            }
+        }
+        self.out = out;
+        let flow = &mut self.flows[f];
+        let due = match (flow.sender.timer(), flow.receiver.timer()) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(Instant::MAX),
+        };
+        if due < flow.armed {
+            flow.armed = due;
+            self.events.push(due, Event::FlowTimer(f as u32));
+        }
+    }
+
+    fn enqueue(&mut self, l: usize, pkt: Packet, now: Instant) {
+        let link = &mut self.links[l];
+        link.queue.enqueue(pkt, now, &mut self.drops);
+        link.stats.drops += self.drops.len() as u64;
+        self.drops.clear();
+        if !link.busy {
+            self.start_link(l, now);
+        }
+    }
+
+    fn start_link(&mut self, l: usize, now: Instant) {
+        let link = &mut self.links[l];
+        let started = link.start_next(now, &mut self.drops);
+        link.stats.drops += self.drops.len() as u64;
+        self.drops.clear();
+        if let Some(s) = started {
+            self.events.push(s.free_at, Event::LinkFree(l as u32));
+            if let Some(at) = s.arrive_at {
+                self.events.push(at, Event::LinkArrive(l as u32));
+            }
+        }
+    }
+
+    fn link_arrive(&mut self, l: usize, now: Instant) {
+        let link = &mut self.links[l];
+        let (_, mut pkt) = link.wire.pop_front().expect("an arrival event has a packet on the wire");
+        if let Some(&(next, _)) = link.wire.front() {
+            self.events.push(next, Event::LinkArrive(l as u32));
+        }
+        let f = pkt.flow as usize;
+        pkt.hop += 1;
+        if let Some(&next) = self.flows[f].path.get(pkt.hop as usize) {
+            self.enqueue(next as usize, pkt, now);
+        } else {
+            self.flows[f].receiver.on_data(now, &pkt, &mut self.out);
+            self.route(f, now);
+        }
+    }
+
+    fn ack_arrive(&mut self, f: usize, now: Instant) {
+        let flow = &mut self.flows[f];
+        let (_, pkt) = flow.acks.pop_front().expect("an ACK event has an ACK in flight");
+        if let Some(&(next, _)) = flow.acks.front() {
+            self.events.push(next, Event::AckArrive(f as u32));
+        }
+        if let Some(rtt) = flow.sender.on_ack(now, &pkt, &mut self.out) {
+            if now >= self.measure_from {
+                flow.rtt_us.record(rtt.as_micros());
+            }
+        }
+        self.route(f, now);
+    }
+
+    fn flow_timer(&mut self, f: usize, now: Instant) {
+        let flow = &mut self.flows[f];
+        if flow.armed != now {
+            return; // superseded by an earlier deadline
+        }
+        flow.armed = Instant::MAX;
+        flow.sender.on_timer(now, &mut self.out);
+        flow.receiver.on_timer(now, &mut self.out);
+        self.route(f, now);
+    }
+
+    fn measure_start(&mut self) {
+        for f in &mut self.flows {
+            f.delivered_at_measure = f.receiver.delivered();
+            f.rtt_us = Histogram::default();
+        }
+        for l in &mut self.links {
+            l.reset_stats();
+        }
+    }
+
+    fn sample(&mut self, now: Instant) {
+        let t = now - Instant::ZERO;
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let st = f.receiver.controller().state();
+            let delivered = f.receiver.delivered();
+            self.series.flows.push(FlowSample {
+                t,
+                flow: i,
+                cwnd: f.sender.cwnd_bytes(),
+                rwnd: f.receiver.advertised(),
+                in_flight: f.sender.in_flight_bytes(),
+                srtt: f.sender.srtt().unwrap_or(Duration::ZERO),
+                rx_rtt: st.rtt,
+                rx_window: st.window_bytes,
+                delivered: delivered - f.delivered_at_sample,
+            });
+            f.delivered_at_sample = delivered;
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            self.series.links.push(LinkSample {
+                t,
+                link: i,
+                queue_packets: l.queue.len_packets() as u64,
+                queue_bytes: l.queue.len_bytes(),
+            });
+        }
+        self.events.push(now + self.scenario.sample_interval, Event::Sample);
+    }
+
+    fn finish(self, wall: std::time::Duration) -> RunResult {
+        let window = self.end - self.measure_from;
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(id, f)| {
+                // Throughput over the part of the window the flow was active.
+                let from = f.start.max(self.measure_from);
+                let until = f.sender.finished_at().or(f.stop).unwrap_or(self.end).min(self.end);
+                let active = until - from;
+                let bytes = f.receiver.delivered() - f.delivered_at_measure;
+                let st = f.sender.stats();
+                FlowResult {
+                    id,
+                    controller: f.controller.clone(),
+                    cc: f.cc.to_string(),
+                    throughput_mbps: if active.is_zero() {
+                        0.0
+                    } else {
+                        bytes as f64 * 8.0 / active.as_secs_f64() / 1e6
+                    },
+                    bytes_delivered: bytes,
+                    rtt_mean_ms: f.rtt_us.mean() / 1e3,
+                    rtt_p50_ms: f.rtt_us.quantile(0.5) / 1e3,
+                    rtt_p95_ms: f.rtt_us.quantile(0.95) / 1e3,
+                    rtt_samples: f.rtt_us.count(),
+                    retransmits: st.retransmits,
+                    timeouts: st.timeouts,
+                    completion: f.sender.finished_at().map(|t| t - f.start),
+                }
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .zip(&self.scenario.links)
+            .map(|(l, spec)| LinkResult {
+                name: spec.name.clone(),
+                utilization: if window.is_zero() {
+                    0.0
+                } else {
+                    (l.stats.busy.as_secs_f64() / window.as_secs_f64()).min(1.0)
+                },
+                queue_delay_mean_ms: l.stats.sojourn_us.mean() / 1e3,
+                queue_delay_p95_ms: l.stats.sojourn_us.quantile(0.95) / 1e3,
+                drops: l.stats.drops,
+                departures: l.stats.departures,
+            })
+            .collect();
+        RunResult {
+            scenario: self.scenario.name.clone(),
+            label: self.label,
+            controller: self.controller,
+            flows,
+            links,
+            wall,
+            events: self.events.processed(),
+            packets: self.flows.iter().map(|f| f.sender.stats().sent).sum(),
+            series: self.series_on.then_some(self.series),
+        }
+    }
+}

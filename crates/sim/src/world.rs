@@ -76,7 +76,7 @@ impl<'a> World<'a> {
                     armed: Instant::MAX,
                     start: Instant::ZERO + spec.start,
                     stop: spec.stop.map(|s| Instant::ZERO + s),
-                    controller: ch.label.clone(),
+                    controller: ch.kind.name().to_string(),
                     cc: spec.cc.name(),
                     rtt_us: Histogram::default(),
                     delivered_at_measure: 0,

@@ -1,0 +1,224 @@
+//! `rtac`: run receiver-side window control experiments.
+//!
+//! `rtac sim [SCENARIO]` simulates a scenario (default: the embedded
+//! RTAC LTE case) once per receiver controller and prints a table, or one
+//! JSON document with `--json`; `--out DIR` also writes time series as CSV.
+//! `rtac` alone is `rtac sim`.
+
+mod output;
+mod report;
+
+use clap::{Args, Parser, Subcommand};
+use rtac_core::controller::{AnyController, ControllerKind, Params};
+use rtac_sim::{ControllerChoice, RunOptions, Scenario};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rtac",
+    version,
+    about = "Receiver-side TCP window control against bufferbloat: simulate and compare controllers",
+    long_about = None,
+    args_conflicts_with_subcommands = true,
+    after_help = "Without a subcommand, rtac runs `rtac sim` with the options given."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    sim: SimArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Simulate a scenario once per receiver controller and compare them.
+    Sim(SimArgs),
+}
+
+#[derive(Args, Debug, Default)]
+struct SimArgs {
+    /// Scenario TOML file (format: crates/sim/src/scenario/file.rs);
+    /// default: the embedded scenarios/rtac-lte-single.toml.
+    #[arg(value_name = "SCENARIO")]
+    scenario: Option<PathBuf>,
+
+    /// Run this controller instead of the scenario's list; repeat for
+    /// several runs. NAME is one of none, static, autotuning, drwa, rtac,
+    /// drw; parameters follow a colon: rtac:k=3e-7,delta=18ms.
+    #[arg(long = "controller", short = 'c', value_name = "NAME[:k=v,...]")]
+    controllers: Vec<String>,
+
+    /// Set a parameter of the run labelled LABEL (a controller name unless
+    /// the scenario labels it otherwise): --param rtac.k=3e-7. Repeatable.
+    #[arg(long = "param", short = 'p', value_name = "LABEL.k=v")]
+    params: Vec<String>,
+
+    /// Override the scenario's random seed.
+    #[arg(long)]
+    seed: Option<u64>,
+
+    /// Write per-run time series (<label>-flows.csv, <label>-links.csv) and
+    /// summary.json into this directory, creating it.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+
+    /// Print one JSON document on stdout instead of tables.
+    #[arg(long)]
+    json: bool,
+
+    /// Runs to simulate in parallel; default: the number of cores.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+/// An error for the user: printed as `rtac: error: ...`.
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+impl Failure {
+    /// Bad input: exit status 2, like a usage error.
+    fn input(message: impl Into<String>) -> Self {
+        Failure { message: message.into(), code: 2 }
+    }
+    fn io(message: impl Into<String>) -> Self {
+        Failure { message: message.into(), code: 1 }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let args = match cli.command {
+        Some(Command::Sim(args)) => args,
+        None => cli.sim,
+    };
+    match sim(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("rtac: error: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn sim(args: &SimArgs) -> Result<(), Failure> {
+    let mut scenario = match &args.scenario {
+        None => rtac_sim::scenario::default_scenario(),
+        Some(path) => rtac_sim::scenario::load_file(path).map_err(|e| Failure::input(e.to_string()))?,
+    };
+    if let Some(seed) = args.seed {
+        scenario.seed = seed;
+    }
+    if !args.controllers.is_empty() {
+        scenario.controllers = controller_list(&args.controllers, scenario.mss)?;
+    }
+    for p in &args.params {
+        apply_param(&mut scenario, p)?;
+    }
+    if let Some(dir) = &args.out {
+        create_out_dir(dir)?;
+    }
+    let threads = match args.threads {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let opts = RunOptions { series: args.out.is_some() };
+    eprintln!(
+        "rtac: simulating {} ({} s, seed {}): {} run{} ({}) on up to {} thread{}",
+        scenario.name,
+        report::secs_f64(scenario.duration),
+        scenario.seed,
+        scenario.controllers.len(),
+        if scenario.controllers.len() == 1 { "" } else { "s" },
+        scenario.controllers.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(", "),
+        threads,
+        if threads == 1 { "" } else { "s" },
+    );
+    let results = rtac_sim::run_all(&scenario, &opts, threads);
+    let doc = report::json(&scenario, &results);
+
+    if let Some(dir) = &args.out {
+        output::write_all(dir, &scenario, &results, &doc).map_err(Failure::io)?;
+        eprintln!("rtac: wrote time series and summary.json to {}", dir.display());
+    }
+
+    let text = if args.json {
+        let mut s = serde_json::to_string_pretty(&doc).map_err(|e| Failure::io(format!("cannot encode JSON: {e}")))?;
+        s.push('\n');
+        s
+    } else {
+        report::text(&scenario, &results)
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`rtac | head`) is the reader's choice, not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::io(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+/// The runs given by `--controller` options, validated for segment size
+/// `mss`. Labels are the controller names, with `-2`, `-3`... on repeats.
+fn controller_list(specs: &[String], mss: u32) -> Result<Vec<ControllerChoice>, Failure> {
+    let mut out: Vec<ControllerChoice> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let bad = |e: &dyn std::fmt::Display| Failure::input(format!("--controller {spec:?}: {e}"));
+        let (name, rest) = spec.split_once(':').unwrap_or((spec.as_str(), ""));
+        let kind: ControllerKind = name.trim().parse().map_err(|e| bad(&e))?;
+        let params = Params::parse_list(rest).map_err(|e| bad(&e))?;
+        AnyController::new(kind, mss, &params).map_err(|e| bad(&e))?;
+        let mut label = kind.name().to_string();
+        let mut n = 1;
+        while out.iter().any(|c| c.label == label) {
+            n += 1;
+            label = format!("{}-{n}", kind.name());
+        }
+        out.push(ControllerChoice { label, kind, params });
+    }
+    Ok(out)
+}
+
+/// Applies `--param LABEL.key=value` to the run labelled LABEL, replacing
+/// the key if the scenario already sets it.
+fn apply_param(scenario: &mut Scenario, spec: &str) -> Result<(), Failure> {
+    let all = scenario_labels(scenario);
+    let labels = || all.clone();
+    let bad = |m: String| Failure::input(format!("--param {spec:?}: {m}"));
+    let (target, value) =
+        spec.split_once('=').ok_or_else(|| bad("expected LABEL.key=value, such as rtac.k=3e-7".to_string()))?;
+    let (label, key) = target
+        .rsplit_once('.')
+        .ok_or_else(|| bad(format!("expected LABEL.key=value, such as rtac.k=3e-7; runs: {}", labels())))?;
+    let (label, key, value) = (label.trim(), key.trim(), value.trim());
+    if label.is_empty() || key.is_empty() || value.is_empty() {
+        return Err(bad("expected LABEL.key=value, such as rtac.k=3e-7".to_string()));
+    }
+    let mss = scenario.mss;
+    let Some(choice) = scenario.controllers.iter_mut().find(|c| c.label == label) else {
+        return Err(bad(format!("no run is labelled {label:?}; runs: {}", labels())));
+    };
+    let mut params = Params::new();
+    for (k, v) in choice.params.iter().filter(|(k, _)| *k != key) {
+        params.insert(k, v).map_err(|e| bad(e.to_string()))?;
+    }
+    params.insert(key, value).map_err(|e| bad(e.to_string()))?;
+    AnyController::new(choice.kind, mss, &params).map_err(|e| bad(e.to_string()))?;
+    choice.params = params;
+    Ok(())
+}
+
+fn scenario_labels(s: &Scenario) -> String {
+    s.controllers.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn create_out_dir(dir: &Path) -> Result<(), Failure> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Failure::input(format!("--out {}: exists and is not a directory", dir.display())));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::input(format!("--out {}: cannot create the directory: {e}", dir.display())))
+}

@@ -1,0 +1,17 @@
+//! Link service models: when does a packet that starts service at `start`
+//! finish leaving the link?
+
+mod fixed;
+pub mod trace;
+pub use fixed::FixedRate;
+pub use trace::{parse_mahimahi, MahimahiTrace, TraceError, TraceLink};
+
+use rtac_core::Instant;
+
+/// A link that serialises one packet at a time.
+pub trait LinkServer {
+    /// The packet of `bytes` at the head of the queue starts service at
+    /// `start` (the link is idle then: the previous packet has left).
+    /// Returns when its last byte has left the link.
+    fn transmit(&mut self, start: Instant, bytes: u32) -> Instant;
+}

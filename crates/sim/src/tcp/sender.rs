@@ -4,8 +4,8 @@
 //! (RFC 7323), and flow control: it sends while in-flight < cwnd and the
 //! segment fits in the receiver's advertised window.
 
-use super::cc::{Ack, AnyCc, CongestionControl, Window};
-use crate::packet::{Kind, Packet, Sack};
+use super::cc::{Ack, AnyCc, CaState, CongestionControl, RateSample, Window};
+use crate::packet::{Kind, Packet, Sack, HEADER_BYTES};
 use rtac_core::{Duration, Instant};
 use std::collections::VecDeque;
 
@@ -20,6 +20,18 @@ const DUPTHRESH: u32 = 3;
 const RTO_MIN: Duration = Duration::from_millis(200);
 const RTO_MAX: Duration = Duration::from_secs(120);
 const RTO_INIT: Duration = Duration::from_secs(1);
+
+/// One outstanding segment: scoreboard flags and the delivery-rate
+/// snapshot taken when it was (re)sent (Linux `tcp_rate_skb_sent`).
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    flags: u8,
+    app_limited: bool,
+    sent: Instant,
+    first_sent: Instant,
+    delivered: u64,
+    delivered_time: Instant,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -57,8 +69,8 @@ pub struct Sender {
     last_len: u32,
     una: u32,
     nxt: u32,
-    /// Flags of segments `una..nxt`.
-    board: VecDeque<u8>,
+    /// Segments `una..nxt`.
+    board: VecDeque<Seg>,
     sacked_out: u32,
     lost_out: u32,
     retrans_out: u32,
@@ -81,6 +93,18 @@ pub struct Sender {
     rto_at: Option<Instant>,
     /// TS.Recent: the receiver's latest TSval, echoed in TSecr.
     ts_recent: Option<Instant>,
+    min_rtt: Option<Duration>,
+    /// Delivery-rate state (Linux `tcp_rate.c`): segments delivered, when
+    /// the last was, when the current send flight started, and the
+    /// `delivered` count that ends an application-limited phase (0: none).
+    delivered: u64,
+    delivered_time: Instant,
+    first_sent: Instant,
+    app_limited_until: u64,
+    /// Pacing: the earliest time the next packet may leave, and whether a
+    /// send pass is waiting for it.
+    next_send: Instant,
+    pace_at: Option<Instant>,
     finished_at: Option<Instant>,
     stats: SenderStats,
 }
@@ -123,6 +147,13 @@ impl Sender {
             backoff: 0,
             rto_at: None,
             ts_recent: None,
+            min_rtt: None,
+            delivered: 0,
+            delivered_time: Instant::ZERO,
+            first_sent: Instant::ZERO,
+            app_limited_until: 0,
+            next_send: Instant::ZERO,
+            pace_at: None,
             finished_at: None,
             stats: SenderStats::default(),
         }
@@ -147,9 +178,12 @@ impl Sender {
     pub fn finished_at(&self) -> Option<Instant> {
         self.finished_at
     }
-    /// The retransmission timer's deadline.
+    /// The earliest of the retransmission timer and the pacing timer.
     pub fn timer(&self) -> Option<Instant> {
-        self.rto_at
+        match (self.rto_at, self.pace_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Linux `tcp_packets_in_flight`: outstanding segments not SACKed and not
@@ -159,12 +193,12 @@ impl Sender {
     }
 
     fn flags(&self, seq: u32) -> u8 {
-        self.board[(seq - self.una) as usize]
+        self.board[(seq - self.una) as usize].flags
     }
 
     /// Sets a segment's flags, keeping the scoreboard counters in step.
     fn set_flags(&mut self, seq: u32, new: u8) {
-        let slot = &mut self.board[(seq - self.una) as usize];
+        let slot = &mut self.board[(seq - self.una) as usize].flags;
         let old = *slot;
         *slot = new;
         self.count(old, false);
@@ -219,9 +253,16 @@ impl Sender {
         self.wnd_edge = ack as u64 * self.mss as u64 + win;
 
         let acked = ack.saturating_sub(self.una);
+        let mut rs = RateTrack::default();
+        let lost_before = self.lost_out;
+        let mut delivered = 0;
         for _ in 0..acked {
-            let f = self.board.pop_front().expect("scoreboard covers una..nxt");
-            self.count(f, false);
+            let seg = self.board.pop_front().expect("scoreboard covers una..nxt");
+            self.count(seg.flags, false);
+            if seg.flags & SACKED == 0 {
+                rs.on_delivered(&seg);
+                delivered += 1;
+            }
         }
         if acked > 0 {
             self.una = ack;
@@ -232,7 +273,18 @@ impl Sender {
             }
             self.backoff = 0;
         }
-        let sacked = self.apply_sack(&sack);
+        let sacked = self.apply_sack(&sack, &mut rs);
+        delivered += sacked;
+        if delivered > 0 {
+            self.delivered += delivered as u64;
+            self.delivered_time = now;
+            if let Some(first) = rs.first_sent {
+                self.first_sent = first;
+            }
+            if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+                self.app_limited_until = 0;
+            }
+        }
 
         // RFC 7323 section 4.3: RTT from the echoed timestamp, on ACKs that
         // bring new information.
@@ -242,26 +294,40 @@ impl Sender {
         };
         if let Some(r) = rtt {
             self.update_rto(r);
+            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         }
 
         self.mark_lost();
         match self.state {
             State::Open if self.lost_out > 0 => self.enter_recovery(now),
             State::Recovery { recover, .. } | State::Loss { recover } if self.una >= recover => {
-                if matches!(self.state, State::Recovery { .. }) {
+                if matches!(self.state, State::Recovery { .. }) && !self.cc.full_control() {
                     // Linux tcp_end_cwnd_reduction: settle at ssthresh.
                     self.w.cwnd = self.w.ssthresh.max(1);
                 }
                 self.state = State::Open;
+                self.cc.on_state(&mut self.w, CaState::Open);
             }
             _ => {}
         }
 
-        let info = Ack { now, acked, rtt, snd_una: self.una, snd_nxt: self.nxt };
+        let info = Ack {
+            now,
+            acked,
+            delivered,
+            lost: self.lost_out.saturating_sub(lost_before),
+            rtt,
+            min_rtt: self.min_rtt,
+            snd_una: self.una,
+            snd_nxt: self.nxt,
+            in_flight: self.in_flight(),
+            rate: rs.sample(self.delivered, self.delivered_time, self.min_rtt),
+        };
         if rtt.is_some() {
             self.cc.on_rtt_sample(&mut self.w, &info);
         }
         match &mut self.state {
+            _ if self.cc.full_control() => self.cc.on_ack(&mut self.w, &info),
             State::Recovery { prr_delivered, prr_out, recover_fs, .. } => {
                 // RFC 6937 section 3.1, on every ACK in recovery.
                 *prr_delivered += acked + sacked;
@@ -298,13 +364,14 @@ impl Sender {
     }
 
     /// Marks SACKed segments; returns how many were newly SACKed.
-    fn apply_sack(&mut self, sack: &Sack) -> u32 {
+    fn apply_sack(&mut self, sack: &Sack, rs: &mut RateTrack) -> u32 {
         let mut newly = 0;
         for (start, end) in sack.iter() {
             let (start, end) = (start.max(self.una), end.min(self.nxt));
             for seq in start..end {
                 if self.flags(seq) & SACKED == 0 {
                     self.set_flags(seq, SACKED);
+                    rs.on_delivered(&self.board[(seq - self.una) as usize]);
                     newly += 1;
                 }
             }
@@ -345,6 +412,7 @@ impl Sender {
     fn enter_recovery(&mut self, now: Instant) {
         self.w.ssthresh = self.cc.ssthresh(&self.w, now);
         self.w.cwnd_cnt = 0;
+        self.cc.on_state(&mut self.w, CaState::Recovery);
         self.state = State::Recovery {
             recover: self.nxt,
             prr_delivered: 0,
@@ -375,8 +443,13 @@ impl Sender {
         self.rto.mul(1u64 << self.backoff.min(16)).min(RTO_MAX)
     }
 
-    /// The retransmission timer fired (if `now` is its deadline).
+    /// A timer fired: the pacing timer releases the next packet; the
+    /// retransmission timer (if `now` is its deadline) starts loss recovery.
     pub fn on_timer(&mut self, now: Instant, out: &mut Vec<Packet>) {
+        if self.pace_at.is_some_and(|t| t <= now) {
+            self.pace_at = None;
+            self.transmit(now, out);
+        }
         match self.rto_at {
             Some(t) if t <= now && self.una < self.nxt => {}
             _ => return,
@@ -390,6 +463,7 @@ impl Sender {
         self.cc.on_timeout(now);
         self.w.cwnd = 1;
         self.w.cwnd_cnt = 0;
+        self.cc.on_state(&mut self.w, CaState::Loss);
         for seq in self.una..self.nxt {
             if self.flags(seq) & SACKED == 0 {
                 self.set_flags(seq, LOST);
@@ -408,9 +482,14 @@ impl Sender {
     /// retransmissions first, then new segments.
     fn transmit(&mut self, now: Instant, out: &mut Vec<Packet>) {
         let mut sent = false;
+        let pacing = self.cc.pacing_rate();
         loop {
             if self.in_flight() >= self.w.cwnd {
                 self.cwnd_limited = true;
+                break;
+            }
+            if pacing.is_some() && now < self.next_send {
+                self.pace_at = Some(self.next_send);
                 break;
             }
             let (seq, retransmit) = if self.retx_pending > 0 {
@@ -427,12 +506,28 @@ impl Sender {
                 let end = seq as u64 * self.mss as u64 + self.seg_len(seq) as u64;
                 if self.total.is_some_and(|t| seq >= t) || end > self.wnd_edge {
                     self.cwnd_limited = false;
+                    if self.total.is_some_and(|t| seq >= t) {
+                        // Linux tcp_rate_check_app_limited: no more data.
+                        self.app_limited_until = (self.delivered + self.in_flight() as u64).max(1);
+                    }
                     break;
                 }
                 self.nxt += 1;
-                self.board.push_back(0);
+                self.board.push_back(Seg {
+                    flags: 0,
+                    app_limited: false,
+                    sent: now,
+                    first_sent: now,
+                    delivered: 0,
+                    delivered_time: now,
+                });
                 (seq, false)
             };
+            self.rate_on_send(seq, now);
+            if let Some(rate) = pacing {
+                self.next_send =
+                    self.next_send.max(now) + rate.serialization((self.seg_len(seq) + HEADER_BYTES) as u64);
+            }
             if let State::Recovery { prr_out, .. } = &mut self.state {
                 *prr_out += 1;
             }
@@ -449,6 +544,59 @@ impl Sender {
         if sent && self.rto_at.is_none() {
             self.rto_at = Some(now + self.current_rto());
         }
+    }
+}
+
+impl Sender {
+    /// Linux `tcp_rate_skb_sent`: snapshot the delivery state in the segment.
+    fn rate_on_send(&mut self, seq: u32, now: Instant) {
+        if self.in_flight() == 0 {
+            self.first_sent = now;
+            self.delivered_time = now;
+        }
+        let (first_sent, delivered, delivered_time) = (self.first_sent, self.delivered, self.delivered_time);
+        let app_limited = self.app_limited_until != 0;
+        let seg = &mut self.board[(seq - self.una) as usize];
+        seg.sent = now;
+        seg.first_sent = first_sent;
+        seg.delivered = delivered;
+        seg.delivered_time = delivered_time;
+        seg.app_limited = app_limited;
+    }
+}
+
+/// Builds one ACK's delivery-rate sample from the segments it delivered
+/// (Linux `tcp_rate_skb_delivered` and `tcp_rate_gen`).
+#[derive(Default)]
+struct RateTrack {
+    prior_delivered: Option<u64>,
+    prior_time: Instant,
+    send_elapsed: Duration,
+    first_sent: Option<Instant>,
+    app_limited: bool,
+}
+
+impl RateTrack {
+    fn on_delivered(&mut self, seg: &Seg) {
+        // Use the most recently sent of the delivered segments.
+        if self.prior_delivered.is_none_or(|p| seg.delivered > p) || self.first_sent.is_some_and(|f| seg.sent > f) {
+            self.prior_delivered = Some(seg.delivered);
+            self.prior_time = seg.delivered_time;
+            self.send_elapsed = seg.sent - seg.first_sent;
+            self.first_sent = Some(seg.sent);
+            self.app_limited = seg.app_limited;
+        }
+    }
+
+    fn sample(&self, delivered: u64, delivered_time: Instant, min_rtt: Option<Duration>) -> Option<RateSample> {
+        let prior = self.prior_delivered?;
+        let ack_elapsed = delivered_time - self.prior_time;
+        let interval = self.send_elapsed.max(ack_elapsed);
+        // Intervals shorter than the minimum RTT come from ACK compression.
+        if interval.is_zero() || min_rtt.is_some_and(|m| interval < m) {
+            return None;
+        }
+        Some(RateSample { delivered: delivered - prior, interval, app_limited: self.app_limited })
     }
 }
 

@@ -186,7 +186,7 @@ mod tests {
     use super::*;
 
     fn ack(now: Instant, acked: u32) -> Ack {
-        Ack { now, acked, rtt: None, snd_una: 0, snd_nxt: 0 }
+        Ack { now, acked, ..Ack::default() }
     }
 
     /// Drives congestion avoidance with a steady ACK clock (one ACK per
@@ -261,7 +261,7 @@ mod tests {
         let mut now = Instant::from_millis(1000);
         // ACKs 5 ms apart: no ack train, so only the delay rule can fire.
         let sample = |c: &mut Cubic, w: &mut Window, now: Instant, rtt: Duration, una: u32| {
-            let a = Ack { now, acked: 1, rtt: Some(rtt), snd_una: una, snd_nxt: una + 100 };
+            let a = Ack { now, acked: 1, rtt: Some(rtt), snd_una: una, snd_nxt: una + 100, ..Ack::default() };
             c.on_rtt_sample(w, &a);
         };
         for i in 0..20 {
@@ -287,7 +287,7 @@ mod tests {
         // ACKs 0.5 ms apart at a constant RTT: a train that lasts > 20.5 ms.
         for i in 0..60 {
             now += Duration::from_micros(500);
-            let a = Ack { now, acked: 1, rtt: Some(rtt), snd_una: 1 + i, snd_nxt: 1000 };
+            let a = Ack { now, acked: 1, rtt: Some(rtt), snd_una: 1 + i, snd_nxt: 1000, ..Ack::default() };
             c.on_rtt_sample(&mut w, &a);
             if i < 40 {
                 assert!(w.in_slow_start(), "still in slow start after {i} ACKs");

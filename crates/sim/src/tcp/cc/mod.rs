@@ -56,16 +56,51 @@ impl Window {
 }
 
 /// What the sender tells its congestion control about one ACK.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Ack {
     pub now: Instant,
     /// Segments newly acknowledged (cumulatively).
     pub acked: u32,
-    /// The RTT sample this ACK gave, if any.
+    /// Segments newly delivered: cumulatively ACKed or SACKed for the first
+    /// time (Linux `acked_sacked`).
+    pub delivered: u32,
+    /// Segments newly marked lost by this ACK.
+    pub lost: u32,
+    /// The RTT sample this ACK gave, if any, and the minimum seen.
     pub rtt: Option<Duration>,
+    pub min_rtt: Option<Duration>,
     /// The sender's `snd_una` after this ACK, and `snd_nxt`.
     pub snd_una: u32,
     pub snd_nxt: u32,
+    /// Segments in flight after this ACK (RFC 6675 pipe).
+    pub in_flight: u32,
+    /// The delivery-rate sample this ACK gave (Linux `rate_sample`).
+    pub rate: Option<RateSample>,
+}
+
+/// Segments delivered over an interval (Linux `tcp_rate.c`; the
+/// delivery-rate estimation draft, draft-cheng-iccrg-delivery-rate-estimation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateSample {
+    pub delivered: u64,
+    pub interval: Duration,
+    /// The flight was limited by the application, not the network.
+    pub app_limited: bool,
+}
+
+impl RateSample {
+    /// The sample's rate in segments per second.
+    pub fn segments_per_sec(&self) -> f64 {
+        self.delivered as f64 / self.interval.as_secs_f64()
+    }
+}
+
+/// The sender's loss-recovery state, as Linux's `tcp_ca_state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    Open,
+    Recovery,
+    Loss,
 }
 
 pub trait CongestionControl {
@@ -79,6 +114,19 @@ pub trait CongestionControl {
     /// A retransmission timeout: forget per-epoch state (Linux
     /// `set_state(TCP_CA_Loss)`).
     fn on_timeout(&mut self, _now: Instant) {}
+    /// The loss-recovery state changed.
+    fn on_state(&mut self, _w: &mut Window, _state: CaState) {}
+    /// The rate to pace at, if this control paces (Linux `sk_pacing_rate`
+    /// with internal pacing).
+    fn pacing_rate(&self) -> Option<rtac_core::Bandwidth> {
+        None
+    }
+    /// True for a control that sets cwnd itself on every ACK, in every
+    /// state (Linux `cong_control`, as BBR): the sender then calls `on_ack`
+    /// always and applies neither PRR nor the cwnd-limited check.
+    fn full_control(&self) -> bool {
+        false
+    }
 }
 
 /// Congestion controls by name.

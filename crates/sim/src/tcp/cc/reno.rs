@@ -32,7 +32,7 @@ mod tests {
     use super::*;
 
     fn ack(acked: u32) -> Ack {
-        Ack { now: Instant::ZERO, acked, rtt: None, snd_una: 0, snd_nxt: 0 }
+        Ack { now: Instant::ZERO, acked, ..Ack::default() }
     }
 
     #[test]

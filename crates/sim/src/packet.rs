@@ -16,6 +16,9 @@ pub struct Packet {
     /// TCP timestamp option (RFC 7323): sender's clock and the echo.
     pub tsval: Instant,
     pub tsecr: Option<Instant>,
+    /// TCP-GT's epoch header: the sender's epoch on data, the epoch of the
+    /// latest data segment echoed on ACKs (zero for other senders).
+    pub epoch: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

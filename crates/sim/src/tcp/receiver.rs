@@ -33,6 +33,8 @@ pub struct Receiver {
     right_edge: u64,
     advertised: u64,
     delivered: u64,
+    /// Epoch header of the latest data segment, echoed on ACKs.
+    epoch: u32,
 }
 
 impl Receiver {
@@ -57,6 +59,7 @@ impl Receiver {
             right_edge: 0,
             advertised: 0,
             delivered: 0,
+            epoch: 0,
         };
         r.advertised = r.select_window();
         r
@@ -110,6 +113,7 @@ impl Receiver {
     /// A data segment arrived; returns the bytes delivered to the application.
     pub fn on_data(&mut self, now: Instant, pkt: &Packet, out: &mut Vec<Packet>) -> u64 {
         let Kind::Data { seq, .. } = pkt.kind else { return 0 };
+        self.epoch = pkt.epoch;
         // The sender echoes our ACK's timestamp: now - TSecr is one RTT as
         // the receiver sees it (Linux tcp_rcv_rtt_measure_ts).
         if let Some(echo) = pkt.tsecr {
@@ -206,6 +210,7 @@ impl Receiver {
             kind: Kind::Ack { ack: self.rcv_nxt, win, sack },
             tsval: now,
             tsecr: self.ts_recent,
+            epoch: self.epoch,
         });
     }
 }
@@ -223,7 +228,7 @@ mod tests {
     }
 
     fn data(seq: u32, tsval: Instant) -> Packet {
-        Packet { flow: 0, hop: 0, kind: Kind::Data { seq, len: MSS, retransmit: false }, tsval, tsecr: None }
+        Packet { flow: 0, hop: 0, kind: Kind::Data { seq, len: MSS, retransmit: false }, tsval, tsecr: None, epoch: 0 }
     }
 
     fn acks(out: &[Packet]) -> Vec<(u32, Vec<(u32, u32)>)> {

@@ -322,6 +322,8 @@ impl Sender {
             snd_nxt: self.nxt,
             in_flight: self.in_flight(),
             rate: rs.sample(self.delivered, self.delivered_time, self.min_rtt),
+            peer_tsval: pkt.tsval,
+            epoch_echo: pkt.epoch,
         };
         if rtt.is_some() {
             self.cc.on_rtt_sample(&mut self.w, &info);
@@ -539,6 +541,7 @@ impl Sender {
                 kind: Kind::Data { seq, len: self.seg_len(seq), retransmit },
                 tsval: now,
                 tsecr: self.ts_recent,
+                epoch: self.cc.epoch(),
             });
         }
         if sent && self.rto_at.is_none() {
@@ -610,7 +613,7 @@ mod tests {
         for &b in sack {
             s.push(b);
         }
-        Packet { flow: 0, hop: 0, kind: Kind::Ack { ack, win, sack: s }, tsval: tsecr, tsecr: Some(tsecr) }
+        Packet { flow: 0, hop: 0, kind: Kind::Ack { ack, win, sack: s }, tsval: tsecr, tsecr: Some(tsecr), epoch: 0 }
     }
 
     fn seqs(out: &[Packet]) -> Vec<u32> {

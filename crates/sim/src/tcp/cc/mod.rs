@@ -76,6 +76,10 @@ pub struct Ack {
     pub in_flight: u32,
     /// The delivery-rate sample this ACK gave (Linux `rate_sample`).
     pub rate: Option<RateSample>,
+    /// The receiver's clock on this ACK (its TSval) and the epoch it echoes
+    /// (TCP-GT's epoch header).
+    pub peer_tsval: Instant,
+    pub epoch_echo: u32,
 }
 
 /// Segments delivered over an interval (Linux `tcp_rate.c`; the
@@ -126,6 +130,10 @@ pub trait CongestionControl {
     /// always and applies neither PRR nor the cwnd-limited check.
     fn full_control(&self) -> bool {
         false
+    }
+    /// The epoch number to carry on outgoing data (TCP-GT's epoch header).
+    fn epoch(&self) -> u32 {
+        0
     }
 }
 

@@ -79,10 +79,11 @@ fn mix(mut z: u64) -> u64 {
 }
 
 impl<P: Packet> FqCodel<P> {
-    /// `seed` perturbs the flow hash. Panics if `params.flows` is 0 or above
-    /// 2^32 (QueueSpec validates this).
+    /// `seed` perturbs the flow hash. Panics if `params.flows` is 0 or not
+    /// below 2^32, or if `params.quantum` is 0 (QueueSpec rejects these).
     pub fn new(params: FqCodelParams, seed: u64) -> Self {
         assert!(params.flows > 0 && params.flows <= u32::MAX as usize, "flows must be in 1..=2^32-1");
+        assert!(params.quantum > 0, "the quantum must be above 0");
         let flows = (0..params.flows)
             .map(|_| Flow { q: VecDeque::new(), backlog: 0, deficit: 0, list: List::None, codel: CodelVars::default() })
             .collect();
@@ -93,7 +94,7 @@ impl<P: Packet> FqCodel<P> {
             old_flows: VecDeque::with_capacity(params.flows),
             len: 0,
             bytes: 0,
-            perturb: mix(seed ^ 0x6671_636f_64656c),
+            perturb: mix(seed ^ 0x0066_7163_6f64_656c),
         }
     }
 
@@ -366,6 +367,32 @@ mod tests {
         }
         assert!(dropped_flows.len() > 100, "{}", dropped_flows.len());
         assert!(dropped_flows.iter().all(|f| *f == bulk));
+    }
+
+    #[test]
+    fn an_emptied_new_flow_waits_one_pass_in_the_old_list() {
+        let mut q = FqCodel::new(FqCodelParams::default(), 1);
+        let (a, b) = two_flows(&q);
+        let mut drops = Vec::new();
+        for _ in 0..100 {
+            q.enqueue(P(100, b), ms(0), &mut drops);
+        }
+        assert_eq!(q.dequeue(ms(0), &mut drops).unwrap().packet.1, b);
+        q.enqueue(P(1500, a), ms(0), &mut drops);
+        // b keeps the head of the new list until its quantum is spent, then a
+        // new flow goes first.
+        let mut served_b = 1;
+        while q.dequeue(ms(0), &mut drops).unwrap().packet.1 == b {
+            served_b += 1;
+        }
+        assert_eq!(served_b, 16);
+        // a is empty now. With b in the old list, a does not leave: it goes
+        // to the back of the old list, so its next packet waits for b's turn
+        // rather than jumping ahead as a new flow.
+        assert_eq!(q.dequeue(ms(0), &mut drops).unwrap().packet.1, b);
+        q.enqueue(P(1500, a), ms(0), &mut drops);
+        assert_eq!(q.dequeue(ms(0), &mut drops).unwrap().packet.1, b);
+        assert!(drops.is_empty());
     }
 
     #[test]

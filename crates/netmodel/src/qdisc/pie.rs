@@ -84,7 +84,9 @@ pub struct Pie<P> {
 }
 
 impl<P: Packet> Pie<P> {
+    /// Panics if `params.tupdate` is zero (QueueSpec rejects it).
     pub fn new(params: PieParams, rng: Rng) -> Self {
+        assert!(!params.tupdate.is_zero(), "PIE needs a tupdate above 0");
         Pie {
             params,
             q: VecDeque::new(),

@@ -61,10 +61,8 @@ fn values<'a, const N: usize>(
 ) -> Result<[Option<Kv<'a>>; N], QueueError> {
     let mut vals = [None; N];
     for (k, v) in pairs {
-        let i = known
-            .iter()
-            .position(|n| n == k)
-            .ok_or_else(|| QueueError::UnknownKey { kind, key: k.clone(), known })?;
+        let i =
+            known.iter().position(|n| n == k).ok_or_else(|| QueueError::UnknownKey { kind, key: k.clone(), known })?;
         if vals[i].replace((k.as_str(), v.as_str())).is_some() {
             return Err(bad(kind, k, v, "each parameter only once"));
         }
@@ -121,9 +119,11 @@ fn target_interval(
     let t = target.map(|kv| duration(kind, kv, false, EXPECTED)).transpose()?.unwrap_or(defaults.0);
     let i = interval.map(|kv| duration(kind, kv, false, EXPECTED)).transpose()?.unwrap_or(defaults.1);
     if t >= i {
-        let (k, v) = target.unwrap_or(("target", ""));
-        let v = if v.is_empty() { t.to_string() } else { v.to_string() };
-        return Err(bad(kind, k, &v, "a target shorter than the interval"));
+        return Err(match (target, interval) {
+            (None, Some((k, v))) => bad(kind, k, v, "an interval longer than the target (5ms unless given)"),
+            (Some((k, v)), _) => bad(kind, k, v, "a target shorter than the interval"),
+            (None, None) => unreachable!("the default target is shorter than the default interval"),
+        });
     }
     Ok((t, i))
 }
@@ -182,8 +182,10 @@ impl QueueSpec {
         const K: &str = "red";
         const KNOWN: &[&str; 7] = &["min", "max", "maxp", "wq", "packets", "gentle", "bandwidth"];
         let [min, max, maxp, wq, packets, gentle, bandwidth] = values(K, KNOWN, pairs)?;
-        let min = min.ok_or(QueueError::Missing { kind: K, what: "min=PACKETS, the average queue where drops start" })?;
-        let max = max.ok_or(QueueError::Missing { kind: K, what: "max=PACKETS, the average queue where all arrivals drop" })?;
+        let min =
+            min.ok_or(QueueError::Missing { kind: K, what: "min=PACKETS, the average queue where drops start" })?;
+        let max =
+            max.ok_or(QueueError::Missing { kind: K, what: "max=PACKETS, the average queue where all arrivals drop" })?;
         let min_th = number(K, min, |x| x > 0.0, "a number of packets above 0, such as 5")?;
         let max_th = number(K, max, |x| x > min_th, "a number of packets above min")?;
         let mut p = RedParams::new(min_th, max_th);
@@ -257,9 +259,8 @@ impl QueueSpec {
         let d = FqCodelParams::default();
         let (target, interval) = target_interval(K, target, interval, (d.target, d.interval))?;
         let flows = flows.map(|kv| whole(K, kv, 1, 65536, "a whole number of flows from 1 to 65536")).transpose()?;
-        let quantum = quantum
-            .map(|kv| whole(K, kv, 256, 1 << 20, "a whole number of bytes from 256 to 1048576"))
-            .transpose()?;
+        let quantum =
+            quantum.map(|kv| whole(K, kv, 256, 1 << 20, "a whole number of bytes from 256 to 1048576")).transpose()?;
         let limit = packets.map(|kv| whole(K, kv, 1, usize::MAX, PACKETS)).transpose()?.unwrap_or(d.limit);
         Ok(QueueSpec::FqCodel(FqCodelParams {
             target,
@@ -475,7 +476,8 @@ mod tests {
         rejects("codel:packets=0", "codel", "packets", "0", "above 0");
         rejects("codel:packets=2.5", "codel", "packets", "2.5", "whole number");
         rejects("codel:target=100ms", "codel", "target", "100ms", "shorter than the interval");
-        rejects("codel:interval=5ms", "codel", "target", "5ms", "shorter than the interval");
+        rejects("codel:interval=5ms", "codel", "interval", "5ms", "longer than the target");
+        rejects("codel:target=10ms,interval=10ms", "codel", "target", "10ms", "shorter than the interval");
     }
 
     #[test]
@@ -491,10 +493,7 @@ mod tests {
     fn red_parses_defaults_and_round_trips() {
         let s = QueueSpec::parse("red:min=5,max=15").unwrap();
         assert_eq!(s, QueueSpec::Red(RedParams::new(5.0, 15.0)));
-        assert_eq!(
-            s.to_string(),
-            "red:min=5,max=15,maxp=0.1,wq=0.002,packets=1000,gentle=false,bandwidth=10mbit"
-        );
+        assert_eq!(s.to_string(), "red:min=5,max=15,maxp=0.1,wq=0.002,packets=1000,gentle=false,bandwidth=10mbit");
         let s = QueueSpec::parse("red:min=2.5,max=40,maxp=0.25,wq=0.01,packets=80,gentle=on,bandwidth=55mbit").unwrap();
         assert_eq!(
             s,
@@ -536,8 +535,9 @@ mod tests {
             s.to_string(),
             "pie:target=15ms,tupdate=15ms,alpha=0.125,beta=1.25,burst=150ms,packets=1000,derandomize=true"
         );
-        let s = QueueSpec::parse("pie:target=20ms,tupdate=30ms,alpha=0.25,beta=2,burst=0ms,packets=50,derandomize=false")
-            .unwrap();
+        let s =
+            QueueSpec::parse("pie:target=20ms,tupdate=30ms,alpha=0.25,beta=2,burst=0ms,packets=50,derandomize=false")
+                .unwrap();
         assert_eq!(
             s,
             QueueSpec::Pie(PieParams {
@@ -587,6 +587,7 @@ mod tests {
     fn fq_codel_rejects_bad_values() {
         rejects("fq_codel:target=0ms", "fq_codel", "target", "0ms", "above 0");
         rejects("fq_codel:target=200ms", "fq_codel", "target", "200ms", "shorter than the interval");
+        rejects("fq_codel:interval=1ms", "fq_codel", "interval", "1ms", "longer than the target");
         rejects("fq_codel:flows=0", "fq_codel", "flows", "0", "1 to 65536");
         rejects("fq_codel:flows=65537", "fq_codel", "flows", "65537", "1 to 65536");
         rejects("fq_codel:quantum=100", "fq_codel", "quantum", "100", "256 to 1048576");

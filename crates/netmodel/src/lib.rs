@@ -6,7 +6,7 @@
 pub mod link;
 pub mod qdisc;
 
-pub use link::{parse_mahimahi, FixedRate, LinkServer, MahimahiTrace, TraceError, TraceLink};
+pub use link::{parse_mahimahi, FixedRate, LinkServer, MahimahiTrace, ProfileLink, RateProfile, TraceError, TraceLink};
 pub use qdisc::{AnyQdisc, Dequeued, Qdisc, QueueError, QueueSpec};
 
 /// What a queue needs to know about a packet.

@@ -12,7 +12,6 @@ use crate::tcp::sender::Sender;
 use crate::RunOptions;
 use rtac_core::rng::Rng;
 use rtac_core::{AnyController, Controller, Duration, Instant};
-use rtac_netmodel::Qdisc;
 use std::collections::VecDeque;
 
 struct Flow {
@@ -32,6 +31,9 @@ struct Flow {
     rtt_us: Histogram,
     delivered_at_measure: u64,
     delivered_at_sample: u64,
+    /// The per-flow link nearest the receiver: its base station's
+    /// bandwidth hints reach this flow's controller.
+    hint_link: Option<u32>,
 }
 
 pub struct World<'a> {
@@ -51,10 +53,9 @@ pub struct World<'a> {
 
 impl<'a> World<'a> {
     pub fn new(scenario: &'a Scenario, choice: &ControllerChoice, opts: &RunOptions) -> Self {
-        let mut rng = Rng::new(scenario.seed);
-        let links: Vec<Link> =
-            scenario.links.iter().enumerate().map(|(i, l)| Link::new(l, rng.fork(i as u64).next_u64())).collect();
         let mut flows = Vec::new();
+        // Per flow id: its spec, for the links' per-flow stations.
+        let mut specs = Vec::new();
         for spec in &scenario.flows {
             let ch = spec.controller.as_ref().unwrap_or(choice);
             for _ in 0..spec.count {
@@ -81,9 +82,28 @@ impl<'a> World<'a> {
                     rtt_us: Histogram::default(),
                     delivered_at_measure: 0,
                     delivered_at_sample: 0,
+                    hint_link: spec
+                        .path
+                        .iter()
+                        .rev()
+                        .find(|&&l| scenario.links[l].per_flow.is_some())
+                        .map(|&l| l as u32),
                 });
+                specs.push(spec);
             }
         }
+        let mut rng = Rng::new(scenario.seed);
+        let channels: Vec<Option<&rtac_netmodel::RateProfile>> = specs.iter().map(|s| s.channel.as_ref()).collect();
+        let links: Vec<Link> = scenario
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let users: Vec<u32> =
+                    (0..specs.len() as u32).filter(|&f| specs[f as usize].path.contains(&i)).collect();
+                Link::new(l, rng.fork(i as u64).next_u64(), &users, &channels)
+            })
+            .collect();
         let mut events = EventQueue::default();
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Event::FlowStart(i as u32));
@@ -167,7 +187,7 @@ impl<'a> World<'a> {
 
     fn enqueue(&mut self, l: usize, pkt: Packet, now: Instant) {
         let link = &mut self.links[l];
-        link.queue.enqueue(pkt, now, &mut self.drops);
+        link.enqueue(pkt, now, &mut self.drops);
         link.stats.drops += self.drops.len() as u64;
         self.drops.clear();
         if !link.busy {
@@ -199,6 +219,11 @@ impl<'a> World<'a> {
         if let Some(&next) = self.flows[f].path.get(pkt.hop as usize) {
             self.enqueue(next as usize, pkt, now);
         } else {
+            if let Some(h) = self.flows[f].hint_link {
+                if let Some((total, allocated)) = self.links[h as usize].bandwidth_hint(f, now) {
+                    self.flows[f].receiver.on_bandwidth_hint(now, total, allocated);
+                }
+            }
             self.flows[f].receiver.on_data(now, &pkt, &mut self.out);
             self.route(f, now);
         }
@@ -261,8 +286,8 @@ impl<'a> World<'a> {
             self.series.links.push(LinkSample {
                 t,
                 link: i,
-                queue_packets: l.queue.len_packets() as u64,
-                queue_bytes: l.queue.len_bytes(),
+                queue_packets: l.queue_packets(),
+                queue_bytes: l.queue_bytes(),
             });
         }
         self.events.push(now + self.scenario.sample_interval, Event::Sample);

@@ -2,8 +2,10 @@
 //! finish leaving the link?
 
 mod fixed;
+mod profile;
 pub mod trace;
 pub use fixed::FixedRate;
+pub use profile::{ProfileError, ProfileLink, RateProfile};
 pub use trace::{parse_mahimahi, MahimahiTrace, TraceError, TraceLink};
 
 use rtac_core::Instant;

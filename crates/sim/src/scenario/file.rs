@@ -34,12 +34,14 @@
 //! bytes = "64KB"                # optional, > 0: a finite transfer
 //! ```
 
-use super::{ControllerChoice, FlowSpec, LinkSpec, Scenario};
+use super::{
+    blockage_profile, Blockage, BlockageKind, ControllerChoice, FlowSpec, LinkSpec, Scenario, Scheduler, Service,
+};
 use crate::tcp::cc::CcKind;
 use rtac_core::controller::{AnyController, ControllerError, ControllerKind, Params};
 use rtac_core::units::{parse_bandwidth, parse_bytes, parse_duration};
 use rtac_core::Duration;
-use rtac_netmodel::{QueueError, QueueSpec};
+use rtac_netmodel::{parse_mahimahi, MahimahiTrace, QueueError, QueueSpec, RateProfile};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
@@ -100,20 +102,14 @@ pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
             });
         }
     };
-    parse_str(text, &origin)
+    Reader { origin: &origin, base: path.parent() }.parse(text)
 }
 
 /// Parses and validates a scenario. `origin` names the text in messages
 /// (usually the file's path); its stem is the default scenario name.
+/// Relative trace paths are taken from the current directory.
 pub fn parse_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
-    let table: Table = text.parse().map_err(|e: toml::de::Error| {
-        let (line, column) = match e.span() {
-            Some(span) => line_column(text, span.start),
-            None => (1, 1),
-        };
-        ScenarioError::Syntax { origin: origin.to_string(), line, column, message: e.message().trim().to_string() }
-    })?;
-    Reader { origin }.scenario(&table)
+    Reader { origin, base: None }.parse(text)
 }
 
 /// 1-based line and character column of byte offset `at` in `text`.
@@ -147,8 +143,9 @@ const TOP_KEYS: &[&str] = &[
     "link",
     "flow",
 ];
-const LINK_KEYS: &[&str] = &["name", "rate", "delay", "queue"];
-const FLOW_KEYS: &[&str] = &["count", "cc", "controller", "path", "start", "stop", "bytes"];
+const LINK_KEYS: &[&str] = &["name", "rate", "trace", "delay", "queue", "per_flow", "loss"];
+const FLOW_KEYS: &[&str] = &["count", "cc", "controller", "path", "start", "stop", "bytes", "channel", "blockage"];
+const BLOCKAGE_KEYS: &[&str] = &["kind", "at", "duration"];
 const CONTROLLER_KEYS: &[&str] = &["label", "controller", "params"];
 
 const MSS_RANGE: std::ops::RangeInclusive<i64> = 536..=9000;
@@ -157,6 +154,8 @@ const DEFAULT_QUEUE: &str = "droptail:packets=1000";
 
 struct Reader<'a> {
     origin: &'a str,
+    /// Directory that relative trace paths are resolved against.
+    base: Option<&'a Path>,
 }
 
 /// A field path: `link[0].rate`.
@@ -252,6 +251,22 @@ struct Fields<'r, 't> {
 }
 
 impl Reader<'_> {
+    fn parse(&self, text: &str) -> Result<Scenario, ScenarioError> {
+        let table: Table = text.parse().map_err(|e: toml::de::Error| {
+            let (line, column) = match e.span() {
+                Some(span) => line_column(text, span.start),
+                None => (1, 1),
+            };
+            ScenarioError::Syntax {
+                origin: self.origin.to_string(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        self.scenario(&table)
+    }
+
     fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
         ScenarioError::Field { origin: self.origin.to_string(), field: field.into(), message: message.into() }
     }
@@ -475,17 +490,53 @@ impl Reader<'_> {
             if let Some(j) = links.iter().position(|l| l.name == name) {
                 return Err(self.err(join(&path, "name"), format!("{name:?} is already the name of link[{j}]")));
             }
-            let rate = match f.get("rate") {
-                None => {
-                    return Err(self.err(join(&path, "rate"), "missing: the link's rate, such as rate = \"50mbit\""))
+            let (rate, service) = match (f.get("rate"), f.string("trace")?) {
+                (Some(_), Some(_)) => {
+                    return Err(self.err(join(&path, "trace"), "give either rate or trace, not both"));
                 }
-                Some(Value::String(s)) => {
-                    parse_bandwidth(s).map_err(|e| self.err(join(&path, "rate"), e.to_string()))?
+                (None, None) => {
+                    return Err(self.err(
+                        join(&path, "rate"),
+                        "missing: the link's rate, such as rate = \"50mbit\", or a Mahimahi trace = \"FILE\"",
+                    ))
                 }
-                Some(other) => {
+                (None, Some(file)) => {
+                    let trace = self.trace(&join(&path, "trace"), file)?;
+                    (trace.average_rate(), Service::Trace(std::sync::Arc::new(trace)))
+                }
+                (Some(Value::String(s)), None) => {
+                    (parse_bandwidth(s).map_err(|e| self.err(join(&path, "rate"), e.to_string()))?, Service::Fixed)
+                }
+                (Some(other), None) => {
                     return Err(self.err(
                         join(&path, "rate"),
                         format!("expected a rate string such as \"50mbit\", got {}", show(other)),
+                    ))
+                }
+            };
+            let per_flow = match f.get("per_flow") {
+                None | Some(Value::Boolean(false)) => None,
+                Some(Value::Boolean(true)) => Some(Scheduler::RoundRobin),
+                Some(Value::String(s)) if s == "rr" => Some(Scheduler::RoundRobin),
+                Some(Value::String(s)) if s == "pf" => Some(Scheduler::ProportionalFair),
+                Some(other) => {
+                    return Err(self.err(
+                        join(&path, "per_flow"),
+                        format!(
+                            "expected \"rr\" (round robin), \"pf\" (proportional fair), true or false, got {}",
+                            show(other)
+                        ),
+                    ))
+                }
+            };
+            let loss = match f.get("loss") {
+                None => 0.0,
+                Some(Value::Float(x)) if (0.0..1.0).contains(x) => *x,
+                Some(Value::Integer(0)) => 0.0,
+                Some(other) => {
+                    return Err(self.err(
+                        join(&path, "loss"),
+                        format!("expected a probability in [0, 1) such as 0.01, got {}", show(other)),
                     ))
                 }
             };
@@ -505,9 +556,78 @@ impl Reader<'_> {
                     ))
                 }
             };
-            links.push(LinkSpec { name, rate, delay, queue });
+            links.push(LinkSpec { name, rate, service, delay, queue, per_flow, loss });
         }
         Ok(links)
+    }
+
+    /// Reads a Mahimahi trace; relative paths start at the scenario's directory.
+    fn trace(&self, field: &str, file: &str) -> Result<MahimahiTrace, ScenarioError> {
+        let path = match self.base {
+            Some(dir) if Path::new(file).is_relative() => dir.join(file),
+            _ => PathBuf::from(file),
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| self.err(field, format!("cannot read trace {}: {e}", path.display())))?;
+        parse_mahimahi(&text).map_err(|e| self.err(field, format!("{}: {e}", path.display())))
+    }
+
+    /// `channel = [["0s", "2gbit"], ["1s", "200mbit"], ...]`: rate steps.
+    fn channel(&self, field: &str, v: &Value) -> Result<RateProfile, ScenarioError> {
+        let expected = "an array of [time, rate] pairs such as [[\"0s\", \"2gbit\"], [\"1s\", \"200mbit\"]]";
+        let Value::Array(items) = v else {
+            return Err(self.err(field, format!("expected {expected}, got {}", show(v))));
+        };
+        let mut steps = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let at = index(field, i);
+            let pair = match item {
+                Value::Array(p) if p.len() == 2 => p,
+                other => return Err(self.err(at, format!("expected a [time, rate] pair, got {}", show(other)))),
+            };
+            let (Value::String(t), Value::String(r)) = (&pair[0], &pair[1]) else {
+                return Err(self.err(at, "expected two strings: [\"1.5s\", \"200mbit\"]"));
+            };
+            let t = parse_duration(t).map_err(|e| self.err(&at, e.to_string()))?;
+            let r = if r.trim() == "0" || r.trim() == "0bit" {
+                rtac_core::Bandwidth::from_bps(0)
+            } else {
+                parse_bandwidth(r).map_err(|e| self.err(&at, e.to_string()))?
+            };
+            steps.push((t, r));
+        }
+        RateProfile::new(steps).map_err(|e| self.err(field, e.to_string()))
+    }
+
+    /// `blockage = [{ kind = "building", at = "2s", duration = "2s" }, ...]`.
+    fn blockage(&self, field: &str, v: &Value, los: rtac_core::Bandwidth) -> Result<RateProfile, ScenarioError> {
+        let Value::Array(items) = v else {
+            return Err(self.err(
+                field,
+                format!("expected an array of tables such as [{{ kind = \"human\", at = \"2s\" }}], got {}", show(v)),
+            ));
+        };
+        let mut events = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let at = index(field, i);
+            let Value::Table(t) = item else {
+                return Err(self.err(at, format!("expected a table {{ kind, at, duration }}, got {}", show(item))));
+            };
+            let f = self.fields(at.clone(), t, BLOCKAGE_KEYS)?;
+            let kind = match f.string("kind")? {
+                Some("human") => BlockageKind::Human,
+                Some("building") => BlockageKind::Building,
+                Some(other) => {
+                    return Err(
+                        self.err(join(&at, "kind"), format!("expected \"human\" or \"building\", got {other:?}"))
+                    )
+                }
+                None => return Err(self.err(join(&at, "kind"), "missing: \"human\" or \"building\"")),
+            };
+            let start = f.duration("at")?.ok_or_else(|| self.err(join(&at, "at"), "missing: when it starts"))?;
+            events.push(Blockage { kind, at: start, duration: f.duration("duration")? });
+        }
+        blockage_profile(los, &events).map_err(|m| self.err(field, m))
     }
 
     fn queue_table(&self, qpath: &str, qt: &Table) -> Result<QueueSpec, ScenarioError> {
@@ -639,7 +759,25 @@ impl Reader<'_> {
                     ))
                 }
             };
-            flows.push(FlowSpec { count: count as u32, cc, controller, path: path_idx, start, stop, bytes });
+            let cell = path_idx.iter().find(|&&l| links[l].per_flow.is_some()).map(|&l| &links[l]);
+            let channel = match (f.get("channel"), f.get("blockage")) {
+                (None, None) => None,
+                (Some(_), Some(_)) => {
+                    return Err(self.err(join(&path, "blockage"), "give either channel or blockage, not both"))
+                }
+                (Some(_), _) | (_, Some(_)) if cell.is_none() => {
+                    let key = if f.get("channel").is_some() { "channel" } else { "blockage" };
+                    return Err(self.err(
+                        join(&path, key),
+                        "a per-flow channel needs a link with per_flow queues (a base station) on the flow's path",
+                    ));
+                }
+                (Some(c), None) => Some(self.channel(&join(&path, "channel"), c)?),
+                (None, Some(b)) => {
+                    Some(self.blockage(&join(&path, "blockage"), b, cell.expect("checked above").rate)?)
+                }
+            };
+            flows.push(FlowSpec { count: count as u32, cc, controller, path: path_idx, start, stop, bytes, channel });
         }
         Ok(flows)
     }
@@ -855,7 +993,7 @@ bytes = 1000
         assert!(e.contains("duration: expected a duration string") && e.contains("got the integer 3"), "{e}");
         let e = err(&SMALL.replace("rate =", "rat ="));
         assert!(e.contains("link[0].rat: unknown key; did you mean \"rate\"?"), "{e}");
-        assert!(e.contains("known keys: name, rate, delay, queue"), "{e}");
+        assert!(e.contains("known keys: name, rate, trace, delay, queue"), "{e}");
         let e = err(&format!("{SMALL}x = 1\n"));
         assert!(e.contains("flow[0].x: unknown key; known keys: count, cc,"), "{e}");
         let e = err(&format!("seeds = 3\n{SMALL}"));

@@ -82,6 +82,10 @@ impl Receiver {
     pub fn timer(&self) -> Option<Instant> {
         self.delack_at
     }
+    /// A cross-layer hint from the access link, for the controller.
+    pub fn on_bandwidth_hint(&mut self, now: Instant, total: rtac_core::Bandwidth, allocated: rtac_core::Bandwidth) {
+        self.controller.on_bandwidth_hint(now, total, allocated);
+    }
 
     fn max_window(&self) -> u64 {
         65_535u64 << self.wscale

@@ -7,6 +7,7 @@
 
 mod output;
 mod report;
+mod reproduce;
 
 use clap::{Args, Parser, Subcommand};
 use rtac_core::controller::{AnyController, ControllerKind, Params};
@@ -35,6 +36,9 @@ struct Cli {
 enum Command {
     /// Simulate a scenario once per receiver controller and compare them.
     Sim(SimArgs),
+    /// Reproduce the source papers' evaluations: run the studies, check
+    /// their claims, draw their plots and write a report.
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 #[derive(Args, Debug, Default)]
@@ -74,28 +78,29 @@ struct SimArgs {
 }
 
 /// An error for the user: printed as `rtac: error: ...`.
-struct Failure {
+pub(crate) struct Failure {
     message: String,
     code: u8,
 }
 
 impl Failure {
     /// Bad input: exit status 2, like a usage error.
-    fn input(message: impl Into<String>) -> Self {
+    pub(crate) fn input(message: impl Into<String>) -> Self {
         Failure { message: message.into(), code: 2 }
     }
-    fn io(message: impl Into<String>) -> Self {
+    pub(crate) fn io(message: impl Into<String>) -> Self {
         Failure { message: message.into(), code: 1 }
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let args = match cli.command {
-        Some(Command::Sim(args)) => args,
-        None => cli.sim,
+    let result = match cli.command {
+        Some(Command::Sim(args)) => sim(&args),
+        Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
+        None => sim(&cli.sim),
     };
-    match sim(&args) {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
             eprintln!("rtac: error: {}", f.message);
@@ -215,7 +220,7 @@ fn scenario_labels(s: &Scenario) -> String {
     s.controllers.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(", ")
 }
 
-fn create_out_dir(dir: &Path) -> Result<(), Failure> {
+pub(crate) fn create_out_dir(dir: &Path) -> Result<(), Failure> {
     if dir.exists() && !dir.is_dir() {
         return Err(Failure::input(format!("--out {}: exists and is not a directory", dir.display())));
     }

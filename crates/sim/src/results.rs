@@ -32,6 +32,13 @@ pub struct FlowResult {
     pub rtt_mean_ms: f64,
     pub rtt_p50_ms: f64,
     pub rtt_p95_ms: f64,
+    /// More of the RTT distribution, for box plots.
+    pub rtt_p5_ms: f64,
+    pub rtt_p25_ms: f64,
+    pub rtt_p75_ms: f64,
+    /// Goodput in each whole second of the measurement window while the
+    /// flow was active, Mbit/s.
+    pub throughput_per_s: Vec<f64>,
     pub rtt_samples: u64,
     pub retransmits: u64,
     pub timeouts: u64,

@@ -34,6 +34,8 @@ struct Flow {
     /// The per-flow link nearest the receiver: its base station's
     /// bandwidth hints reach this flow's controller.
     hint_link: Option<u32>,
+    /// Bytes delivered in each second of the measurement window.
+    per_second: Vec<u64>,
 }
 
 pub struct World<'a> {
@@ -82,6 +84,7 @@ impl<'a> World<'a> {
                     rtt_us: Histogram::default(),
                     delivered_at_measure: 0,
                     delivered_at_sample: 0,
+                    per_second: Vec::new(),
                     hint_link: spec
                         .path
                         .iter()
@@ -224,7 +227,15 @@ impl<'a> World<'a> {
                     self.flows[f].receiver.on_bandwidth_hint(now, total, allocated);
                 }
             }
-            self.flows[f].receiver.on_data(now, &pkt, &mut self.out);
+            let bytes = self.flows[f].receiver.on_data(now, &pkt, &mut self.out);
+            if bytes > 0 && now >= self.measure_from {
+                let sec = ((now - self.measure_from).as_nanos() / 1_000_000_000) as usize;
+                let bins = &mut self.flows[f].per_second;
+                if bins.len() <= sec {
+                    bins.resize(sec + 1, 0);
+                }
+                bins[sec] += bytes;
+            }
             self.route(f, now);
         }
     }
@@ -319,6 +330,15 @@ impl<'a> World<'a> {
                     rtt_mean_ms: f.rtt_us.mean() / 1e3,
                     rtt_p50_ms: f.rtt_us.quantile(0.5) / 1e3,
                     rtt_p95_ms: f.rtt_us.quantile(0.95) / 1e3,
+                    rtt_p5_ms: f.rtt_us.quantile(0.05) / 1e3,
+                    rtt_p25_ms: f.rtt_us.quantile(0.25) / 1e3,
+                    rtt_p75_ms: f.rtt_us.quantile(0.75) / 1e3,
+                    throughput_per_s: {
+                        // Whole seconds within [from, until) only.
+                        let first = ((from - self.measure_from).as_nanos()).div_ceil(1_000_000_000) as usize;
+                        let last = ((until - self.measure_from).as_nanos() / 1_000_000_000) as usize;
+                        (first..last).map(|s| f.per_second.get(s).copied().unwrap_or(0) as f64 * 8.0 / 1e6).collect()
+                    },
                     rtt_samples: f.rtt_us.count(),
                     retransmits: st.retransmits,
                     timeouts: st.timeouts,

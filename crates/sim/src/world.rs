@@ -68,8 +68,11 @@ impl<'a> World<'a> {
                     .expect("controller parameters are validated with the scenario");
                 let receiver = Receiver::new(id, scenario.mss, ctl, spec.bytes);
                 let sender = Sender::new(id, scenario.mss, spec.cc.build(), spec.bytes, receiver.initial_window());
+                // Private access and egress links are added to the path below.
                 let path: Vec<u32> = spec.path.iter().map(|&i| i as u32).collect();
-                let ack_delay = spec.path.iter().map(|&i| scenario.links[i].delay).fold(Duration::ZERO, |a, b| a + b);
+                let private = [&spec.access, &spec.egress].into_iter().flatten().map(|l| l.delay);
+                let ack_delay =
+                    spec.path.iter().map(|&i| scenario.links[i].delay).chain(private).fold(Duration::ZERO, |a, b| a + b);
                 flows.push(Flow {
                     path,
                     ack_delay,
@@ -97,7 +100,7 @@ impl<'a> World<'a> {
         }
         let mut rng = Rng::new(scenario.seed);
         let channels: Vec<Option<&rtac_netmodel::RateProfile>> = specs.iter().map(|s| s.channel.as_ref()).collect();
-        let links: Vec<Link> = scenario
+        let mut links: Vec<Link> = scenario
             .links
             .iter()
             .enumerate()
@@ -107,6 +110,16 @@ impl<'a> World<'a> {
                 Link::new(l, rng.fork(i as u64).next_u64(), &users, &channels)
             })
             .collect();
+        for (f, spec) in specs.iter().enumerate() {
+            if let Some(a) = &spec.access {
+                flows[f].path.insert(0, links.len() as u32);
+                links.push(Link::new(a, rng.next_u64(), &[f as u32], &channels));
+            }
+            if let Some(e) = &spec.egress {
+                flows[f].path.push(links.len() as u32);
+                links.push(Link::new(e, rng.next_u64(), &[f as u32], &channels));
+            }
+        }
         let mut events = EventQueue::default();
         for (i, f) in flows.iter().enumerate() {
             events.push(f.start, Event::FlowStart(i as u32));
@@ -293,7 +306,7 @@ impl<'a> World<'a> {
             });
             f.delivered_at_sample = delivered;
         }
-        for (i, l) in self.links.iter().enumerate() {
+        for (i, l) in self.links.iter().enumerate().take(self.scenario.links.len()) {
             self.series.links.push(LinkSample {
                 t,
                 link: i,

@@ -163,3 +163,27 @@ fn random_loss_is_repaired_by_retransmission() {
     assert!((r.links[0].drops as f64 / sent - 0.01).abs() < 0.003);
     assert!(f.retransmits >= r.links[0].drops);
 }
+
+#[test]
+fn private_access_links_add_their_delay_and_stay_out_of_the_link_results() {
+    let r = run_toml(
+        r#"
+        duration = "5s"
+        controllers = ["none"]
+        [[link]]
+        name = "bottleneck"
+        rate = "10mbit"
+        delay = "20ms"
+        queue = "droptail:packets=20"
+        [[flow]]
+        count = 3
+        access = { rate = "1gbit", delay = "1ms" }
+        egress = { rate = "1gbit", delay = "2ms" }
+        "#,
+    );
+    assert_eq!(r.links.len(), 1, "only the scenario's links are reported");
+    for f in &r.flows {
+        assert!(f.rtt_p5_ms >= 46.0, "base RTT 2 x (1 + 20 + 2) ms: {}", f.rtt_p5_ms);
+        assert!(f.throughput_mbps > 1.0);
+    }
+}

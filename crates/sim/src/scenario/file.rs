@@ -144,7 +144,9 @@ const TOP_KEYS: &[&str] = &[
     "flow",
 ];
 const LINK_KEYS: &[&str] = &["name", "rate", "trace", "delay", "queue", "per_flow", "loss"];
-const FLOW_KEYS: &[&str] = &["count", "cc", "controller", "path", "start", "stop", "bytes", "channel", "blockage"];
+const FLOW_KEYS: &[&str] =
+    &["count", "cc", "controller", "path", "start", "stop", "bytes", "channel", "blockage", "access", "egress"];
+const PRIVATE_LINK_KEYS: &[&str] = &["rate", "delay", "queue"];
 const BLOCKAGE_KEYS: &[&str] = &["kind", "at", "duration"];
 const CONTROLLER_KEYS: &[&str] = &["label", "controller", "params"];
 
@@ -561,6 +563,30 @@ impl Reader<'_> {
         Ok(links)
     }
 
+    /// `access = { rate = "1gbit", delay = "1ms", queue = "droptail:packets=1000" }`:
+    /// a link of each flow's own (shared queue of one).
+    fn private_link(&self, flow: &str, key: &str, v: Option<&Value>) -> Result<Option<LinkSpec>, ScenarioError> {
+        let Some(v) = v else { return Ok(None) };
+        let path = join(flow, key);
+        let Value::Table(t) = v else {
+            return Err(self.err(path, format!("expected a table {{ rate, delay, queue }}, got {}", show(v))));
+        };
+        let f = self.fields(path.clone(), t, PRIVATE_LINK_KEYS)?;
+        let rate = match f.string("rate")? {
+            Some(s) => parse_bandwidth(s).map_err(|e| self.err(join(&path, "rate"), e.to_string()))?,
+            None => return Err(self.err(join(&path, "rate"), "missing: the link's rate, such as rate = \"1gbit\"")),
+        };
+        let delay = f.duration("delay")?.unwrap_or(Duration::ZERO);
+        let qpath = join(&path, "queue");
+        let queue = match f.get("queue") {
+            None => QueueSpec::parse(DEFAULT_QUEUE).map_err(|e| self.err(&qpath, e.to_string()))?,
+            Some(Value::String(s)) => QueueSpec::parse(s).map_err(|e| self.err(&qpath, e.to_string()))?,
+            Some(Value::Table(qt)) => self.queue_table(&qpath, qt)?,
+            Some(other) => return Err(self.err(qpath, format!("expected a queue such as \"droptail:packets=1000\", got {}", show(other)))),
+        };
+        Ok(Some(LinkSpec { name: format!("{flow}.{key}"), rate, service: Service::Fixed, delay, queue, per_flow: None, loss: 0.0 }))
+    }
+
     /// Reads a Mahimahi trace; relative paths start at the scenario's directory.
     fn trace(&self, field: &str, file: &str) -> Result<MahimahiTrace, ScenarioError> {
         let path = match self.base {
@@ -777,7 +803,20 @@ impl Reader<'_> {
                     Some(self.blockage(&join(&path, "blockage"), b, cell.expect("checked above").rate)?)
                 }
             };
-            flows.push(FlowSpec { count: count as u32, cc, controller, path: path_idx, start, stop, bytes, channel });
+            let access = self.private_link(&path, "access", f.get("access"))?;
+            let egress = self.private_link(&path, "egress", f.get("egress"))?;
+            flows.push(FlowSpec {
+                count: count as u32,
+                cc,
+                controller,
+                path: path_idx,
+                start,
+                stop,
+                bytes,
+                channel,
+                access,
+                egress,
+            });
         }
         Ok(flows)
     }

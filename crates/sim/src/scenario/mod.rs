@@ -87,6 +87,10 @@ pub struct FlowSpec {
     /// This flow's channel on the per-flow links of its path (an mmWave
     /// UE's line-of-sight and blocked phases); `None`: the link's rate.
     pub channel: Option<RateProfile>,
+    /// A private link of each flow before the shared path (a sender's
+    /// access link in a dumbbell) and after it (the receiver's).
+    pub access: Option<LinkSpec>,
+    pub egress: Option<LinkSpec>,
 }
 
 /// A receiver controller with its parameters and a label for reports.

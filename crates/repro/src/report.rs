@@ -126,7 +126,8 @@ fn markdown(r: &Report, dir: &Path) -> String {
         }
     }
     for st in &r.studies {
-        let _ = writeln!(s, "\n## {}\n\n<a id=\"{}\"></a>{} — {} ({} runs)\n", st.id, st.id, st.source, st.title, st.runs);
+        let _ =
+            writeln!(s, "\n## {}\n\n<a id=\"{}\"></a>{} — {} ({} runs)\n", st.id, st.id, st.source, st.title, st.runs);
         match &st.outcome {
             Err(e) => {
                 let _ = writeln!(s, "The study failed: {e}");
@@ -156,7 +157,12 @@ fn markdown(r: &Report, dir: &Path) -> String {
                     let _ = writeln!(s, "\n{}", a.notes);
                 }
                 for p in &a.plots {
-                    let _ = writeln!(s, "\n![{}]({}.png)", p.file_name().map(|f| f.to_string_lossy()).unwrap_or_default(), rel(p, dir));
+                    let _ = writeln!(
+                        s,
+                        "\n![{}]({}.png)",
+                        p.file_name().map(|f| f.to_string_lossy()).unwrap_or_default(),
+                        rel(p, dir)
+                    );
                 }
             }
         }
@@ -200,12 +206,21 @@ fn html(r: &Report, dir: &Path) -> String {
                 );
             }
         } else {
-            let _ = write!(s, "<tr><td><a href=\"#{}\">{}</a></td><td colspan=4 class=no>failed</td></tr>", st.id, st.id);
+            let _ =
+                write!(s, "<tr><td><a href=\"#{}\">{}</a></td><td colspan=4 class=no>failed</td></tr>", st.id, st.id);
         }
     }
     s.push_str("</table>");
     for st in &r.studies {
-        let _ = write!(s, "<h2 id=\"{}\">{}</h2><p>{} — {} ({} runs)</p>", st.id, st.id, esc(st.source), esc(st.title), st.runs);
+        let _ = write!(
+            s,
+            "<h2 id=\"{}\">{}</h2><p>{} — {} ({} runs)</p>",
+            st.id,
+            st.id,
+            esc(st.source),
+            esc(st.title),
+            st.runs
+        );
         match &st.outcome {
             Err(e) => {
                 let _ = write!(s, "<p class=no>The study failed: {}</p>", esc(&e.0));

@@ -41,7 +41,12 @@ pub fn run_jobs(studies: &[Study], quick: bool, threads: usize, progress: Progre
                 let r = rtac_sim::run(&job.scenario, &job.choice, &opts);
                 bar.set_message(format!("{}: {}", studies[*study].id, job.key));
                 bar.inc(1);
-                out.lock().expect("no runner panicked").get_mut(*study).expect("study index").runs.insert(job.key.clone(), r);
+                out.lock()
+                    .expect("no runner panicked")
+                    .get_mut(*study)
+                    .expect("study index")
+                    .runs
+                    .insert(job.key.clone(), r);
             });
         }
     });
@@ -52,5 +57,7 @@ pub fn run_jobs(studies: &[Study], quick: bool, threads: usize, progress: Progre
 /// A rough cost estimate: simulated seconds times bottleneck rate.
 fn cost(j: &Job) -> u64 {
     let rate = j.scenario.links.iter().map(|l| l.rate.bps()).min().unwrap_or(0);
-    j.scenario.duration.as_millis() * (rate / 1_000_000).max(1) * j.scenario.flows.iter().map(|f| f.count as u64).sum::<u64>().max(1)
+    j.scenario.duration.as_millis()
+        * (rate / 1_000_000).max(1)
+        * j.scenario.flows.iter().map(|f| f.count as u64).sum::<u64>().max(1)
 }

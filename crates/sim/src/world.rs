@@ -56,6 +56,8 @@ pub struct World<'a> {
 impl<'a> World<'a> {
     pub fn new(scenario: &'a Scenario, choice: &ControllerChoice, opts: &RunOptions) -> Self {
         let mut flows = Vec::new();
+        // Senders draw from their own stream so links keep theirs.
+        let mut sender_rng = Rng::new(scenario.seed).fork(0x5E4D);
         // Per flow id: its spec, for the links' per-flow stations.
         let mut specs = Vec::new();
         for spec in &scenario.flows {
@@ -67,12 +69,22 @@ impl<'a> World<'a> {
                 let ctl = AnyController::new(ch.kind, scenario.mss, &ch.params)
                     .expect("controller parameters are validated with the scenario");
                 let receiver = Receiver::new(id, scenario.mss, ctl, spec.bytes);
-                let sender = Sender::new(id, scenario.mss, spec.cc.build(), spec.bytes, receiver.initial_window());
+                let sender = Sender::new(
+                    id,
+                    scenario.mss,
+                    spec.cc.build_with(scenario.mss, Some(sender_rng.next_u64())),
+                    spec.bytes,
+                    receiver.initial_window(),
+                );
                 // Private access and egress links are added to the path below.
                 let path: Vec<u32> = spec.path.iter().map(|&i| i as u32).collect();
                 let private = [&spec.access, &spec.egress].into_iter().flatten().map(|l| l.delay);
-                let ack_delay =
-                    spec.path.iter().map(|&i| scenario.links[i].delay).chain(private).fold(Duration::ZERO, |a, b| a + b);
+                let ack_delay = spec
+                    .path
+                    .iter()
+                    .map(|&i| scenario.links[i].delay)
+                    .chain(private)
+                    .fold(Duration::ZERO, |a, b| a + b);
                 flows.push(Flow {
                     path,
                     ack_delay,

@@ -582,9 +582,21 @@ impl Reader<'_> {
             None => QueueSpec::parse(DEFAULT_QUEUE).map_err(|e| self.err(&qpath, e.to_string()))?,
             Some(Value::String(s)) => QueueSpec::parse(s).map_err(|e| self.err(&qpath, e.to_string()))?,
             Some(Value::Table(qt)) => self.queue_table(&qpath, qt)?,
-            Some(other) => return Err(self.err(qpath, format!("expected a queue such as \"droptail:packets=1000\", got {}", show(other)))),
+            Some(other) => {
+                return Err(
+                    self.err(qpath, format!("expected a queue such as \"droptail:packets=1000\", got {}", show(other)))
+                )
+            }
         };
-        Ok(Some(LinkSpec { name: format!("{flow}.{key}"), rate, service: Service::Fixed, delay, queue, per_flow: None, loss: 0.0 }))
+        Ok(Some(LinkSpec {
+            name: format!("{flow}.{key}"),
+            rate,
+            service: Service::Fixed,
+            delay,
+            queue,
+            per_flow: None,
+            loss: 0.0,
+        }))
     }
 
     /// Reads a Mahimahi trace; relative paths start at the scenario's directory.

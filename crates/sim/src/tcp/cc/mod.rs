@@ -2,11 +2,23 @@
 //! Linux's `tcp_congestion_ops`: grow on ACK while cwnd-limited, give a
 //! slow-start threshold on congestion, see every RTT sample.
 
+mod bbr;
 mod cubic;
+mod htcp;
 mod reno;
+mod tcp_gt;
+#[cfg(test)]
+mod testbed;
+mod vegas;
+mod westwood;
 
+pub use bbr::{Bbr, BbrMode};
 pub use cubic::Cubic;
+pub use htcp::Htcp;
 pub use reno::Reno;
+pub use tcp_gt::TcpGt;
+pub use vegas::Vegas;
+pub use westwood::Westwood;
 
 use rtac_core::{Duration, Instant};
 use std::fmt;
@@ -142,20 +154,45 @@ pub trait CongestionControl {
 pub enum CcKind {
     Reno,
     Cubic,
+    Htcp,
+    Vegas,
+    Westwood,
+    Bbr,
+    TcpGt,
 }
 
 impl CcKind {
-    pub const ALL: [CcKind; 2] = [CcKind::Reno, CcKind::Cubic];
+    pub const ALL: [CcKind; 7] =
+        [CcKind::Reno, CcKind::Cubic, CcKind::Htcp, CcKind::Vegas, CcKind::Westwood, CcKind::Bbr, CcKind::TcpGt];
     pub fn name(self) -> &'static str {
         match self {
             CcKind::Reno => "reno",
             CcKind::Cubic => "cubic",
+            CcKind::Htcp => "htcp",
+            CcKind::Vegas => "vegas",
+            CcKind::Westwood => "westwood",
+            CcKind::Bbr => "bbr",
+            CcKind::TcpGt => "tcp-gt",
         }
     }
+    /// A fresh control, assuming the default MSS (BBR needs the segment
+    /// size to turn its bandwidth estimate into a pacing rate) and seeding
+    /// BBR's gain-cycle phase from the flow's own first ACK.
     pub fn build(self) -> AnyCc {
+        self.build_with(rtac_core::DEFAULT_MSS, None)
+    }
+    /// A fresh control for segments of `mss` payload bytes; `seed` (e.g.
+    /// forked per flow from the scenario seed) fixes BBR's random start
+    /// phase of the PROBE_BW gain cycle.
+    pub fn build_with(self, mss: u32, seed: Option<u64>) -> AnyCc {
         match self {
             CcKind::Reno => AnyCc::Reno(Reno),
             CcKind::Cubic => AnyCc::Cubic(Cubic::default()),
+            CcKind::Htcp => AnyCc::Htcp(Htcp::default()),
+            CcKind::Vegas => AnyCc::Vegas(Vegas::default()),
+            CcKind::Westwood => AnyCc::Westwood(Westwood::default()),
+            CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(mss, seed))),
+            CcKind::TcpGt => AnyCc::TcpGt(TcpGt::default()),
         }
     }
 }
@@ -170,7 +207,12 @@ impl FromStr for CcKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.trim().to_ascii_lowercase();
-        let s = if s == "newreno" { "reno".to_string() } else { s };
+        let s = match s.as_str() {
+            "newreno" => "reno",
+            "westwood+" | "westwoodplus" => "westwood",
+            "tcpgt" | "gt" | "tcp_gt" => "tcp-gt",
+            other => other,
+        };
         CcKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
             let known: Vec<_> = CcKind::ALL.iter().map(|k| k.name()).collect();
             format!("unknown congestion control {s:?}; known: {}", known.join(", "))
@@ -183,34 +225,58 @@ impl FromStr for CcKind {
 pub enum AnyCc {
     Reno(Reno),
     Cubic(Cubic),
+    Htcp(Htcp),
+    Vegas(Vegas),
+    Westwood(Westwood),
+    /// Boxed: BBR's state is several times the size of the others'.
+    Bbr(Box<Bbr>),
+    TcpGt(TcpGt),
+}
+
+/// Calls `$body` with `$c` bound to the inner control of whichever variant.
+macro_rules! dispatch {
+    ($self:expr, $c:ident => $body:expr) => {
+        match $self {
+            AnyCc::Reno($c) => $body,
+            AnyCc::Cubic($c) => $body,
+            AnyCc::Htcp($c) => $body,
+            AnyCc::Vegas($c) => $body,
+            AnyCc::Westwood($c) => $body,
+            AnyCc::Bbr($c) => $body,
+            AnyCc::TcpGt($c) => $body,
+        }
+    };
 }
 
 impl CongestionControl for AnyCc {
     #[inline]
     fn on_rtt_sample(&mut self, w: &mut Window, ack: &Ack) {
-        match self {
-            AnyCc::Reno(c) => c.on_rtt_sample(w, ack),
-            AnyCc::Cubic(c) => c.on_rtt_sample(w, ack),
-        }
+        dispatch!(self, c => c.on_rtt_sample(w, ack))
     }
     #[inline]
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-        match self {
-            AnyCc::Reno(c) => c.on_ack(w, ack),
-            AnyCc::Cubic(c) => c.on_ack(w, ack),
-        }
+        dispatch!(self, c => c.on_ack(w, ack))
     }
     fn ssthresh(&mut self, w: &Window, now: Instant) -> u32 {
-        match self {
-            AnyCc::Reno(c) => c.ssthresh(w, now),
-            AnyCc::Cubic(c) => c.ssthresh(w, now),
-        }
+        dispatch!(self, c => c.ssthresh(w, now))
     }
     fn on_timeout(&mut self, now: Instant) {
-        match self {
-            AnyCc::Reno(c) => c.on_timeout(now),
-            AnyCc::Cubic(c) => c.on_timeout(now),
-        }
+        dispatch!(self, c => c.on_timeout(now))
+    }
+    fn on_state(&mut self, w: &mut Window, state: CaState) {
+        dispatch!(self, c => c.on_state(w, state))
+    }
+    #[inline]
+    fn pacing_rate(&self) -> Option<rtac_core::Bandwidth> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+    #[inline]
+    fn full_control(&self) -> bool {
+        dispatch!(self, c => c.full_control())
+    }
+    #[inline]
+    fn epoch(&self) -> u32 {
+        dispatch!(self, c => c.epoch())
     }
 }
 
@@ -239,6 +305,27 @@ mod tests {
         assert_eq!("cubic".parse::<CcKind>().unwrap(), CcKind::Cubic);
         assert_eq!("NewReno".parse::<CcKind>().unwrap(), CcKind::Reno);
         let e = "bic".parse::<CcKind>().unwrap_err();
-        assert!(e.contains("reno, cubic"), "{e}");
+        assert!(e.contains("reno, cubic, htcp, vegas, westwood, bbr, tcp-gt"), "{e}");
+    }
+
+    #[test]
+    fn every_control_parses_by_name_and_by_alias() {
+        for k in CcKind::ALL {
+            assert_eq!(k.name().parse::<CcKind>().unwrap(), k);
+            assert_eq!(k.build_with(1448, Some(1)).full_control(), k == CcKind::Bbr, "{k}");
+        }
+        assert_eq!("Westwood+".parse::<CcKind>().unwrap(), CcKind::Westwood);
+        assert_eq!("tcpgt".parse::<CcKind>().unwrap(), CcKind::TcpGt);
+        assert_eq!("GT".parse::<CcKind>().unwrap(), CcKind::TcpGt);
+        assert_eq!("TCP-GT".parse::<CcKind>().unwrap(), CcKind::TcpGt);
+    }
+
+    #[test]
+    fn the_any_cc_wrapper_forwards_pacing_and_epoch() {
+        let bbr = CcKind::Bbr.build();
+        assert!(bbr.pacing_rate().is_some(), "BBR always paces");
+        assert!(CcKind::Cubic.build().pacing_rate().is_none());
+        assert!(CcKind::TcpGt.build().epoch() > 0, "TCP-GT stamps an epoch");
+        assert_eq!(CcKind::Reno.build().epoch(), 0);
     }
 }

@@ -31,6 +31,9 @@ struct Seg {
     first_sent: Instant,
     delivered: u64,
     delivered_time: Instant,
+    /// `snd_nxt` when this segment was last retransmitted: once a segment
+    /// at or above it is SACKed, that retransmission is lost too.
+    retx_mark: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,6 +301,7 @@ impl Sender {
         }
 
         self.mark_lost();
+        self.mark_lost_retransmissions();
         match self.state {
             State::Open if self.lost_out > 0 => self.enter_recovery(now),
             State::Recovery { recover, .. } | State::Loss { recover } if self.una >= recover => {
@@ -411,6 +415,24 @@ impl Sender {
         self.lost_hint = seq;
     }
 
+    /// A retransmission is lost too once a segment sent after it has been
+    /// delivered (Linux's `tcp_mark_lost_retrans`, the idea RACK
+    /// generalises): mark it for retransmission again rather than wait for
+    /// the timer.
+    fn mark_lost_retransmissions(&mut self) {
+        let Some(high) = self.high_sacked else { return };
+        if self.retrans_out == 0 {
+            return;
+        }
+        for s in self.una..self.lost_hint.max(self.retx_hint).min(self.nxt) {
+            let seg = self.board[(s - self.una) as usize];
+            if seg.flags & (SACKED | RETRANS) == RETRANS && high >= seg.retx_mark {
+                self.set_flags(s, LOST);
+                self.retx_hint = self.retx_hint.min(s);
+            }
+        }
+    }
+
     fn enter_recovery(&mut self, now: Instant) {
         self.w.ssthresh = self.cc.ssthresh(&self.w, now);
         self.w.cwnd_cnt = 0;
@@ -501,6 +523,7 @@ impl Sender {
                 }
                 self.retx_hint = s + 1;
                 self.set_flags(s, LOST | RETRANS);
+                self.board[(s - self.una) as usize].retx_mark = self.nxt;
                 self.stats.retransmits += 1;
                 (s, true)
             } else {
@@ -522,6 +545,7 @@ impl Sender {
                     first_sent: now,
                     delivered: 0,
                     delivered_time: now,
+                    retx_mark: 0,
                 });
                 (seq, false)
             };
@@ -715,5 +739,28 @@ mod tests {
         let r = s.on_ack(Instant::from_millis(80), &ack_pkt(2, 1 << 20, &[], Instant::from_millis(30)), &mut out);
         assert_eq!(r, Some(Duration::from_millis(50)));
         assert_eq!(s.srtt(), Some(Duration::from_millis(50)));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_sent_again_without_waiting_for_the_timer() {
+        let mut s = Sender::new(0, MSS, CcKind::Reno.build(), None, 1 << 20);
+        let mut out = Vec::new();
+        s.start(Instant::ZERO, &mut out);
+        out.clear();
+        let t = |ms| Instant::from_millis(ms);
+        // Segment 0 is lost: three SACKs trigger its retransmission at 10 ms.
+        s.on_ack(t(10), &ack_pkt(0, 1 << 20, &[(1, 4)], Instant::ZERO), &mut out);
+        assert_eq!(seqs(&out).first(), Some(&0));
+        let sent_after: Vec<u32> = seqs(&out)[1..].to_vec();
+        assert!(!sent_after.is_empty(), "new data follows the retransmission");
+        out.clear();
+        // The retransmission is lost too; a segment sent after it is SACKed.
+        let later = *sent_after.last().unwrap();
+        s.on_ack(t(60), &ack_pkt(0, 1 << 20, &[(1, 4), (later, later + 1)], Instant::ZERO), &mut out);
+        // PRR may hold this ACK's quota at zero; the next delivery releases it.
+        s.on_ack(t(61), &ack_pkt(0, 1 << 20, &[(1, 4), (later - 1, later + 1)], Instant::ZERO), &mut out);
+        assert_eq!(seqs(&out).first(), Some(&0), "segment 0 retransmitted again, before any timeout");
+        assert_eq!(s.stats().retransmits, 2);
+        assert_eq!(s.stats().timeouts, 0);
     }
 }

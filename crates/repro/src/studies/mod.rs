@@ -1,6 +1,9 @@
 //! The studies, one file per source paper, and what they share.
 
+mod drwa;
+mod mmwave;
 mod rtac;
+mod tcpgt;
 
 use crate::{Claim, Results, StudyError};
 use rtac_core::controller::{ControllerKind, Params};
@@ -11,6 +14,9 @@ use rtac_sim::{CcKind, ControllerChoice, FlowResult, RunResult, Scenario};
 pub(crate) fn all() -> Vec<crate::Study> {
     let mut v = Vec::new();
     v.extend(rtac::studies());
+    v.extend(drwa::studies());
+    v.extend(mmwave::studies());
+    v.extend(tcpgt::studies());
     v
 }
 
@@ -20,6 +26,16 @@ pub(crate) mod library {
     pub const RTAC_WIFI_SINGLE: &str = include_str!("../../../../scenarios/rtac-wifi-single.toml");
     pub const RTAC_WIFI_DC: &str = include_str!("../../../../scenarios/rtac-wifi-dc.toml");
     pub const RTAC_LTE_IC: &str = include_str!("../../../../scenarios/rtac-lte-ic.toml");
+    pub const DRWA_FIG9: &str = include_str!("../../../../scenarios/drwa-fig9.toml");
+    pub const DRWA_FIG10: &str = include_str!("../../../../scenarios/drwa-fig10.toml");
+    pub const DRWA_FIG17: &str = include_str!("../../../../scenarios/drwa-fig17.toml");
+    pub const DRWA_FIG19: &str = include_str!("../../../../scenarios/drwa-fig19.toml");
+    pub const MMWAVE_FIG1: &str = include_str!("../../../../scenarios/mmwave-fig1.toml");
+    pub const MMWAVE_FIG2: &str = include_str!("../../../../scenarios/mmwave-fig2.toml");
+    pub const MMWAVE_FIG3: &str = include_str!("../../../../scenarios/mmwave-fig3.toml");
+    pub const MMWAVE_FIG4: &str = include_str!("../../../../scenarios/mmwave-fig4.toml");
+    pub const MMWAVE_FIG5: &str = include_str!("../../../../scenarios/mmwave-fig5.toml");
+    pub const TCPGT_DUMBBELL: &str = include_str!("../../../../scenarios/tcpgt-dumbbell.toml");
 }
 
 /// Parses an embedded scenario. The library is tested to parse, so a
@@ -116,6 +132,16 @@ mod tests {
             ("rtac-wifi-single", library::RTAC_WIFI_SINGLE),
             ("rtac-wifi-dc", library::RTAC_WIFI_DC),
             ("rtac-lte-ic", library::RTAC_LTE_IC),
+            ("drwa-fig9", library::DRWA_FIG9),
+            ("drwa-fig10", library::DRWA_FIG10),
+            ("drwa-fig17", library::DRWA_FIG17),
+            ("drwa-fig19", library::DRWA_FIG19),
+            ("mmwave-fig1", library::MMWAVE_FIG1),
+            ("mmwave-fig2", library::MMWAVE_FIG2),
+            ("mmwave-fig3", library::MMWAVE_FIG3),
+            ("mmwave-fig4", library::MMWAVE_FIG4),
+            ("mmwave-fig5", library::MMWAVE_FIG5),
+            ("tcpgt-dumbbell", library::TCPGT_DUMBBELL),
         ] {
             scenario(text, name);
         }

@@ -3,8 +3,12 @@
 //! arrivals keep departure order).
 //!
 //! A shared link has one queue (a router, a Wi-Fi AP). A per-flow link has
-//! a queue and a channel per flow, served one packet at a time by a
-//! scheduler over one air interface (an LTE or mmWave base station).
+//! a queue and a channel per UE (by default each flow is its own UE),
+//! served one packet at a time by a scheduler over one air interface (an LTE
+//! or mmWave base station). Round robin shares air time equally among
+//! backlogged UEs, as a MAC scheduler handing out time slots does, however
+//! fast each UE's channel is; proportional fair favours the UE whose
+//! channel is best relative to the rate it has been served lately.
 
 use crate::metrics::Histogram;
 use crate::packet::Packet;
@@ -47,8 +51,24 @@ impl Server {
 struct Station {
     queue: AnyQdisc<Packet>,
     server: Server,
-    /// Proportional fair: the average rate this station was served at.
+    /// Round robin: air time used, seconds (start-time fair queueing on air
+    /// time: the backlogged station with the least goes next).
+    airtime: f64,
+    /// Proportional fair: the rate this station was served at, averaged
+    /// over `PF_TAU`, as of `served_at`.
     served_avg: f64,
+    served_at: Instant,
+}
+
+impl Station {
+    fn new(queue: AnyQdisc<Packet>, server: Server) -> Self {
+        Station { queue, server, airtime: 0.0, served_avg: 0.0, served_at: Instant::ZERO }
+    }
+
+    /// The served-rate average decayed to `now`, bits per second.
+    fn served_avg_at(&self, now: Instant) -> f64 {
+        self.served_avg * (-(now - self.served_at).as_secs_f64() / PF_TAU).exp()
+    }
 }
 
 #[derive(Debug)]
@@ -57,8 +77,9 @@ pub struct Link {
     /// Per-flow links: the station of each flow id (`u32::MAX`: none).
     station_of: Vec<u32>,
     scheduler: Option<Scheduler>,
-    /// Round robin: the station to look at first next time.
-    next: usize,
+    /// Round robin: the air time of the station served last, which a
+    /// station starting a new backlog is brought up to.
+    airtime_clock: f64,
     pub delay: Duration,
     pub busy: bool,
     loss: f64,
@@ -85,12 +106,14 @@ pub struct Started {
     pub arrive_at: Option<Instant>,
 }
 
-/// Proportional fair's averaging constant, in scheduling decisions.
-const PF_WINDOW: f64 = 100.0;
+/// Proportional fair's averaging time constant (100 TTIs of 1 ms).
+const PF_TAU: f64 = 0.1;
 
 impl Link {
-    /// `channels[f]` is flow f's channel if it uses this link and has one.
-    pub fn new(spec: &LinkSpec, seed: u64, users: &[u32], channels: &[Option<&RateProfile>]) -> Self {
+    /// `users` are the flows crossing this link with their UE: flows of one
+    /// UE share its queue and channel on a per-flow link. `channels[f]` is
+    /// flow f's channel, if it has one.
+    pub fn new(spec: &LinkSpec, seed: u64, users: &[(u32, u64)], channels: &[Option<&RateProfile>]) -> Self {
         let mut rng = Rng::new(seed);
         let server = |channel: Option<&RateProfile>| match (channel, &spec.service) {
             (Some(p), _) => Server::Profile(ProfileLink::new(p.clone(), Instant::ZERO)),
@@ -98,29 +121,32 @@ impl Link {
             (None, Service::Trace(t)) => Server::Trace(TraceLink::new((**t).clone(), Instant::ZERO)),
         };
         let mut station_of = Vec::new();
-        let stations = match spec.per_flow {
-            None => vec![Station { queue: spec.queue.build(rng.next_u64()), server: server(None), served_avg: 1.0 }],
+        let mut stations = Vec::new();
+        match spec.per_flow {
+            None => stations.push(Station::new(spec.queue.build(rng.next_u64()), server(None))),
             Some(_) => {
                 station_of = vec![u32::MAX; channels.len()];
-                users
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &f)| {
-                        station_of[f as usize] = i as u32;
-                        Station {
-                            queue: spec.queue.build(rng.next_u64()),
-                            server: server(channels[f as usize]),
-                            served_avg: 1.0,
+                // UEs in order of their first flow; a UE's channel is its
+                // first flow's.
+                let mut ues: Vec<u64> = Vec::new();
+                for &(f, ue) in users {
+                    let s = match ues.iter().position(|&u| u == ue) {
+                        Some(s) => s,
+                        None => {
+                            ues.push(ue);
+                            stations.push(Station::new(spec.queue.build(rng.next_u64()), server(channels[f as usize])));
+                            ues.len() - 1
                         }
-                    })
-                    .collect()
+                    };
+                    station_of[f as usize] = s as u32;
+                }
             }
-        };
+        }
         Link {
             stations,
             station_of,
             scheduler: spec.per_flow,
-            next: 0,
+            airtime_clock: 0.0,
             delay: spec.delay,
             busy: false,
             loss: spec.loss,
@@ -145,39 +171,39 @@ impl Link {
             return;
         }
         let s = self.station(&pkt);
-        self.stations[s].queue.enqueue(pkt, now, drops);
+        let st = &mut self.stations[s];
+        if st.queue.is_empty() {
+            // A new backlog earns no credit for the time it was idle.
+            st.airtime = st.airtime.max(self.airtime_clock);
+        }
+        st.queue.enqueue(pkt, now, drops);
     }
 
     /// Picks the station to serve next and dequeues from it.
     fn dequeue(&mut self, now: Instant, drops: &mut Vec<Packet>) -> Option<(usize, rtac_netmodel::Dequeued<Packet>)> {
-        let n = self.stations.len();
-        match self.scheduler {
-            None | Some(Scheduler::RoundRobin) => {
-                for k in 0..n {
-                    let i = (self.next + k) % n;
-                    if let Some(d) = self.stations[i].queue.dequeue(now, drops) {
-                        self.next = (i + 1) % n;
-                        return Some((i, d));
-                    }
+        if self.stations.len() == 1 {
+            return self.stations[0].queue.dequeue(now, drops).map(|d| (0, d));
+        }
+        loop {
+            let backlogged = (0..self.stations.len()).filter(|&i| !self.stations[i].queue.is_empty());
+            let best = match self.scheduler {
+                // Least air time used first; ties to the lower index.
+                None | Some(Scheduler::RoundRobin) => {
+                    backlogged.min_by(|&a, &b| self.stations[a].airtime.total_cmp(&self.stations[b].airtime))?
                 }
-                None
-            }
-            Some(Scheduler::ProportionalFair) => loop {
-                // The backlogged station with the best rate relative to its
-                // average service (Kelly/Tse proportional fairness).
-                let best = (0..n).filter(|&i| !self.stations[i].queue.is_empty()).max_by(|&a, &b| {
-                    let m = |i: usize| self.stations[i].server.rate_at(now).bps() as f64 / self.stations[i].served_avg;
+                // Best current rate relative to the recent served rate
+                // (Kelly; Tse's proportional fair scheduler).
+                Some(Scheduler::ProportionalFair) => backlogged.max_by(|&a, &b| {
+                    let m = |i: usize| {
+                        let s = &self.stations[i];
+                        s.server.rate_at(now).bps() as f64 / s.served_avg_at(now).max(1.0)
+                    };
                     m(a).total_cmp(&m(b)).then(b.cmp(&a))
-                })?;
-                let rate = self.stations[best].server.rate_at(now).bps() as f64;
-                for (i, s) in self.stations.iter_mut().enumerate() {
-                    let served = if i == best { rate } else { 0.0 };
-                    s.served_avg = (s.served_avg * (PF_WINDOW - 1.0) + served) / PF_WINDOW;
-                }
-                if let Some(d) = self.stations[best].queue.dequeue(now, drops) {
-                    return Some((best, d));
-                }
-            },
+                })?,
+            };
+            if let Some(d) = self.stations[best].queue.dequeue(now, drops) {
+                return Some((best, d));
+            }
         }
     }
 
@@ -188,7 +214,13 @@ impl Link {
             return None;
         };
         let size = d.packet.wire_size();
-        let free_at = self.stations[s].server.transmit(now, size);
+        let st = &mut self.stations[s];
+        let free_at = st.server.transmit(now, size);
+        let airtime = (free_at - now).as_secs_f64();
+        st.airtime += airtime;
+        self.airtime_clock = st.airtime - airtime;
+        st.served_avg = st.served_avg_at(now) + size as f64 * 8.0 / PF_TAU;
+        st.served_at = now;
         self.busy = true;
         self.stats.departures += 1;
         self.stats.busy += free_at - now;

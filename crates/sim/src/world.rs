@@ -117,19 +117,21 @@ impl<'a> World<'a> {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let users: Vec<u32> =
-                    (0..specs.len() as u32).filter(|&f| specs[f as usize].path.contains(&i)).collect();
+                let users: Vec<(u32, u64)> = (0..specs.len() as u32)
+                    .filter(|&f| specs[f as usize].path.contains(&i))
+                    .map(|f| (f, specs[f as usize].ue.map_or((1 << 32) + f as u64, u64::from)))
+                    .collect();
                 Link::new(l, rng.fork(i as u64).next_u64(), &users, &channels)
             })
             .collect();
         for (f, spec) in specs.iter().enumerate() {
             if let Some(a) = &spec.access {
                 flows[f].path.insert(0, links.len() as u32);
-                links.push(Link::new(a, rng.next_u64(), &[f as u32], &channels));
+                links.push(Link::new(a, rng.next_u64(), &[(f as u32, 0)], &channels));
             }
             if let Some(e) = &spec.egress {
                 flows[f].path.push(links.len() as u32);
-                links.push(Link::new(e, rng.next_u64(), &[f as u32], &channels));
+                links.push(Link::new(e, rng.next_u64(), &[(f as u32, 0)], &channels));
             }
         }
         let mut events = EventQueue::default();

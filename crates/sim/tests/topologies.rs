@@ -187,3 +187,56 @@ fn private_access_links_add_their_delay_and_stay_out_of_the_link_results() {
         assert!(f.throughput_mbps > 1.0);
     }
 }
+
+#[test]
+fn round_robin_shares_air_time_not_packets_between_fast_and_slow_channels() {
+    let r = run_toml(
+        r#"
+        duration = "20s"
+        measure_from = "5s"
+        controllers = ["autotuning"]
+        [[link]]
+        rate = "100mbit"
+        delay = "20ms"
+        queue = "droptail:packets=1000"
+        per_flow = "rr"
+        [[flow]]
+        channel = [["0s", "100mbit"]]
+        [[flow]]
+        channel = [["0s", "20mbit"]]
+        "#,
+    );
+    let (fast, slow) = (r.flows[0].throughput_mbps, r.flows[1].throughput_mbps);
+    eprintln!("fast {fast:.1} slow {slow:.1}");
+    // Half the air time each: about 50 and 10 Mbit/s of wire rate.
+    assert!(fast > 4.0 * slow, "fast {fast} slow {slow}");
+    assert!(fast > 40.0 && slow > 8.0, "fast {fast} slow {slow}");
+}
+
+#[test]
+fn flows_of_one_ue_share_its_queue() {
+    let r = run_toml(
+        r#"
+        duration = "20s"
+        measure_from = "5s"
+        controllers = ["autotuning"]
+        [[link]]
+        rate = "50mbit"
+        delay = "20ms"
+        queue = "droptail:packets=500"
+        per_flow = "rr"
+        [[flow]]
+        ue = 1
+        [[flow]]
+        ue = 1
+        controller = "rtac"
+        [[flow]]
+        ue = 2
+        controller = { controller = "rtac", params = { bdp = 86 } }  # half of 50 Mbit/s x 40 ms
+        "#,
+    );
+    let rtt: Vec<f64> = r.flows.iter().map(|f| f.rtt_mean_ms).collect();
+    eprintln!("{rtt:?}");
+    assert!((rtt[0] - rtt[1]).abs() < 0.15 * rtt[0], "one UE, one queue: {rtt:?}");
+    assert!(rtt[2] < 0.6 * rtt[1], "another UE's queue stays short: {rtt:?}");
+}

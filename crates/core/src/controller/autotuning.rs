@@ -81,6 +81,10 @@ impl Controller for Autotuning {
         Some(clamp_rwnd(want as f64, self.mss, self.p.rmem_max))
     }
 
+    fn max_window(&self) -> Option<u64> {
+        Some(self.p.rmem_max)
+    }
+
     fn state(&self) -> ControllerState {
         ControllerState {
             rtt: self.rtt.srtt(),

@@ -106,6 +106,10 @@ impl Controller for Drw {
         Some(clamp_rwnd(window, self.mss, self.p.rmem_max))
     }
 
+    fn max_window(&self) -> Option<u64> {
+        Some(self.p.rmem_max)
+    }
+
     fn state(&self) -> ControllerState {
         ControllerState {
             rtt: self.rtt.srtt(),

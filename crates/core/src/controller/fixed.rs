@@ -56,6 +56,10 @@ impl Controller for Static {
     fn rwnd(&self) -> Option<u64> {
         Some(self.rwnd)
     }
+    fn max_window(&self) -> Option<u64> {
+        Some(self.rwnd)
+    }
+
     fn state(&self) -> ControllerState {
         ControllerState::default()
     }

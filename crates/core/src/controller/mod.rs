@@ -42,6 +42,13 @@ pub trait Controller {
 
     /// The estimator state behind the last decision, for logs and plots.
     fn state(&self) -> ControllerState;
+
+    /// The largest window this controller ever asks for (its
+    /// tcp_rmem_max); a receiver sizes its window scale from it, as Linux
+    /// does from its buffer limit. `None`: no bound of its own.
+    fn max_window(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// What a controller currently believes, for logs and time series.
@@ -198,5 +205,8 @@ impl Controller for AnyController {
     }
     fn state(&self) -> ControllerState {
         self.inner().state()
+    }
+    fn max_window(&self) -> Option<u64> {
+        self.inner().max_window()
     }
 }

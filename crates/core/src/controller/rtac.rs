@@ -157,6 +157,10 @@ impl Controller for Rtac {
         Some(self.rwnd.unwrap_or_else(|| clamp_rwnd(self.p.init_rwnd as f64, self.mss, self.p.rmem_max)))
     }
 
+    fn max_window(&self) -> Option<u64> {
+        Some(self.p.rmem_max)
+    }
+
     fn state(&self) -> ControllerState {
         ControllerState {
             rtt: self.rtt.srtt(),

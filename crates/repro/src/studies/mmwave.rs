@@ -14,7 +14,6 @@ use crate::{Analysis, Job, Results, Study, StudyError};
 use rtac_core::rng::Rng;
 use rtac_core::Duration;
 use rtac_plot::{Axis, BarChart, Chart, SweepChart, SweepPoint, TimeSeriesChart};
-use rtac_sim::tcp::receiver::DEFAULT_WSCALE;
 use rtac_sim::{CcKind, FlowSpec, RunResult, Scenario};
 use std::path::{Path, PathBuf};
 
@@ -22,7 +21,9 @@ const SRC: &str = "mmWave DRW (Zhang et al., NYU)";
 
 /// The largest window the simulated receiver can advertise (window scale 7,
 /// Linux's for tcp_rmem[2] = 6 MB).
-const MAX_RWND: u64 = 65_535 << DEFAULT_WSCALE;
+/// The largest window of a receiver whose buffer limit is Linux's default
+/// 6 MB (window scale 7).
+const MAX_RWND: u64 = 65_535 << 7;
 
 /// CoDel with its default target and interval, over the same 50,000-packet
 /// RLC buffer as DropTail.

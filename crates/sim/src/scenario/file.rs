@@ -145,7 +145,7 @@ const TOP_KEYS: &[&str] = &[
 ];
 const LINK_KEYS: &[&str] = &["name", "rate", "trace", "delay", "queue", "per_flow", "loss"];
 const FLOW_KEYS: &[&str] =
-    &["count", "cc", "controller", "path", "start", "stop", "bytes", "channel", "blockage", "access", "egress"];
+    &["count", "cc", "controller", "path", "start", "stop", "bytes", "channel", "blockage", "access", "egress", "ue"];
 const PRIVATE_LINK_KEYS: &[&str] = &["rate", "delay", "queue"];
 const BLOCKAGE_KEYS: &[&str] = &["kind", "at", "duration"];
 const CONTROLLER_KEYS: &[&str] = &["label", "controller", "params"];
@@ -815,6 +815,13 @@ impl Reader<'_> {
                     Some(self.blockage(&join(&path, "blockage"), b, cell.expect("checked above").rate)?)
                 }
             };
+            let ue = f.integer("ue", 0..=u32::MAX as i64)?.map(|u| u as u32);
+            if ue.is_some() && cell.is_none() {
+                return Err(self.err(
+                    join(&path, "ue"),
+                    "a UE needs a link with per_flow queues (a base station) on the flow's path",
+                ));
+            }
             let access = self.private_link(&path, "access", f.get("access"))?;
             let egress = self.private_link(&path, "egress", f.get("egress"))?;
             flows.push(FlowSpec {
@@ -828,6 +835,7 @@ impl Reader<'_> {
                 channel,
                 access,
                 egress,
+                ue,
             });
         }
         Ok(flows)

@@ -91,6 +91,9 @@ pub struct FlowSpec {
     /// access link in a dumbbell) and after it (the receiver's).
     pub access: Option<LinkSpec>,
     pub egress: Option<LinkSpec>,
+    /// The UE this flow belongs to on per-flow links: flows of one UE share
+    /// its queue and channel. `None`: a UE of its own.
+    pub ue: Option<u32>,
 }
 
 /// A receiver controller with its parameters and a label for reports.

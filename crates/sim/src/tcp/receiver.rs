@@ -9,8 +9,25 @@ use rtac_core::{AnyController, Controller, Duration, Instant};
 
 /// Linux's minimum delayed-ACK timeout (TCP_DELACK_MIN, 40 ms).
 pub const DELACK: Duration = Duration::from_millis(40);
-/// Linux tcp_rmem[2] (6 MB) gives a window scale of 7.
-pub const DEFAULT_WSCALE: u8 = 7;
+/// Linux's default tcp_rmem[2]: its window scale is chosen to cover at
+/// least this much (6 MB gives a scale of 7).
+pub const LINUX_RMEM_MAX: u64 = 6 * 1024 * 1024;
+/// RFC 7323's largest window scale.
+pub const MAX_WSCALE: u8 = 14;
+
+/// The window scale Linux (`tcp_select_initial_window`) picks for a
+/// receive buffer limit: the smallest that lets the 16-bit window field
+/// cover it. A controller without a limit gets the largest scale, so that
+/// the window never limits.
+pub fn window_scale(max_window: Option<u64>) -> u8 {
+    match max_window {
+        None => MAX_WSCALE,
+        Some(m) => {
+            let need = m.max(LINUX_RMEM_MAX);
+            (0..MAX_WSCALE).find(|&ws| 65_535u64 << ws >= need).unwrap_or(MAX_WSCALE)
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Receiver {
@@ -43,6 +60,7 @@ impl Receiver {
             let segs = b.div_ceil(mss as u64).max(1);
             ((segs - 1) as u32, (b - (segs - 1) * mss as u64) as u32)
         });
+        let wscale = window_scale(controller.max_window());
         let mut r = Receiver {
             flow,
             mss,
@@ -55,12 +73,13 @@ impl Receiver {
             delack_at: None,
             ts_recent: None,
             last_ack_sent: 0,
-            wscale: DEFAULT_WSCALE,
+            wscale: 0,
             right_edge: 0,
             advertised: 0,
             delivered: 0,
             epoch: 0,
         };
+        r.wscale = wscale;
         r.advertised = r.select_window();
         r
     }
@@ -313,6 +332,15 @@ mod tests {
     #[test]
     fn unlimited_controller_advertises_the_full_scaled_window() {
         let r = rx(ControllerKind::None, "");
-        assert_eq!(r.initial_window(), 65_535 << 7 & !127);
+        assert_eq!(r.initial_window(), (65_535u64 << 14) & !((1 << 14) - 1));
+    }
+
+    #[test]
+    fn window_scale_covers_the_buffer_limit_as_linux_picks_it() {
+        assert_eq!(window_scale(Some(2_621_440)), 7, "below tcp_rmem[2] = 6 MB: Linux's default scale");
+        assert_eq!(window_scale(Some(64 << 20)), 11, "64 MiB is just over 65535 << 10");
+        assert_eq!(window_scale(None), 14);
+        let r = rx(ControllerKind::Static, "rmem_max=64MB");
+        assert_eq!(r.initial_window(), 64 << 20, "a 64 MB clamp is advertised in full");
     }
 }

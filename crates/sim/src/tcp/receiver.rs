@@ -17,16 +17,12 @@ pub const MAX_WSCALE: u8 = 14;
 
 /// The window scale Linux (`tcp_select_initial_window`) picks for a
 /// receive buffer limit: the smallest that lets the 16-bit window field
-/// cover it. A controller without a limit gets the largest scale, so that
-/// the window never limits.
+/// cover it, and never below what Linux's default buffer needs. A
+/// controller without a limit of its own leaves the default buffer (6 MB,
+/// scale 7, an 8.4 MB window) to decide, as a plain Linux receiver does.
 pub fn window_scale(max_window: Option<u64>) -> u8 {
-    match max_window {
-        None => MAX_WSCALE,
-        Some(m) => {
-            let need = m.max(LINUX_RMEM_MAX);
-            (0..MAX_WSCALE).find(|&ws| 65_535u64 << ws >= need).unwrap_or(MAX_WSCALE)
-        }
-    }
+    let need = max_window.unwrap_or(0).max(LINUX_RMEM_MAX);
+    (0..MAX_WSCALE).find(|&ws| 65_535u64 << ws >= need).unwrap_or(MAX_WSCALE)
 }
 
 #[derive(Clone, Debug)]
@@ -332,14 +328,14 @@ mod tests {
     #[test]
     fn unlimited_controller_advertises_the_full_scaled_window() {
         let r = rx(ControllerKind::None, "");
-        assert_eq!(r.initial_window(), (65_535u64 << 14) & !((1 << 14) - 1));
+        assert_eq!(r.initial_window(), (65_535u64 << 7) & !127, "Linux's default buffer decides");
     }
 
     #[test]
     fn window_scale_covers_the_buffer_limit_as_linux_picks_it() {
         assert_eq!(window_scale(Some(2_621_440)), 7, "below tcp_rmem[2] = 6 MB: Linux's default scale");
         assert_eq!(window_scale(Some(64 << 20)), 11, "64 MiB is just over 65535 << 10");
-        assert_eq!(window_scale(None), 14);
+        assert_eq!(window_scale(None), 7);
         let r = rx(ControllerKind::Static, "rmem_max=64MB");
         assert_eq!(r.initial_window(), 64 << 20, "a 64 MB clamp is advertised in full");
     }

@@ -39,6 +39,12 @@ enum Command {
     /// Reproduce the source papers' evaluations: run the studies, check
     /// their claims, draw their plots and write a report.
     Reproduce(reproduce::ReproduceArgs),
+    /// Run real programs through an emulated link between two network
+    /// namespaces, with the simulator's link and queue models (root).
+    Emu(Box<rtac_emu::EmuArgs>),
+    /// Draw an emulator log (`rtac emu --log DIR`) as throughput and delay
+    /// plots with a summary.
+    Plot(rtac_emu::PlotArgs),
 }
 
 #[derive(Args, Debug, Default)]
@@ -98,6 +104,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Sim(args)) => sim(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
+        Some(Command::Emu(args)) => return external(rtac_emu::emu_main(*args)),
+        Some(Command::Plot(args)) => return external(rtac_emu::plot_main(args)),
         None => sim(&cli.sim),
     };
     match result {
@@ -105,6 +113,18 @@ fn main() -> ExitCode {
         Err(f) => {
             eprintln!("rtac: error: {}", f.message);
             ExitCode::from(f.code)
+        }
+    }
+}
+
+/// The exit status of a command that runs other programs: theirs, or 2 for
+/// bad input and 1 for other failures.
+fn external(r: Result<i32, rtac_emu::EmuError>) -> ExitCode {
+    match r {
+        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        Err(e) => {
+            eprintln!("rtac: error: {e}");
+            ExitCode::from(e.exit_code().clamp(1, 255) as u8)
         }
     }
 }

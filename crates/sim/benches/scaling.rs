@@ -16,13 +16,12 @@
 //! 100 Mbit/s for 10,000 flows would give each 10 kbit/s, less than one
 //! packet per round trip: a run of retransmission timeouts, not of TCP.
 //!
-//! Windows: one CUBIC flow through 10 Mbit/s, 100 Mbit/s and 1 Gbit/s with
-//! the same 240 ms of buffer (access and egress links at least ten times
-//! faster than the bottleneck): its window grows from ~240 to ~5,800
-//! segments. 5,793 segments (65,535 << 7 bytes) is the most the receiver's
-//! window scale of 7 lets a flow have, so a faster single flow would only be
-//! window-limited. ns-3 3.44's cost per packet grows with the window (a
-//! linear scan of its send buffer); rtac's should not.
+//! Windows: one CUBIC flow through 10 Mbit/s, 100 Mbit/s, 1 Gbit/s and 10
+//! Gbit/s with the same 240 ms of buffer (access and egress links at least
+//! ten times faster than the bottleneck) and a receiver offering 512 MB
+//! (`static`, window scale 13): its window grows from ~240 to ~240,000
+//! segments. ns-3 3.44's cost per packet grows with the window (a linear
+//! scan of its send buffer); rtac's should not.
 
 use rtac_sim::scenario::parse_str;
 use rtac_sim::{run, RunOptions};
@@ -47,10 +46,12 @@ const CASES: &[Case] = &[
     Case { label: "flows", flows: 1_000, rate_mbit: 1_000, access_mbit: 1_000 },
     Case { label: "flows", flows: 10_000, rate_mbit: 10_000, access_mbit: 1_000 },
     Case { label: "window", flows: 1, rate_mbit: 10, access_mbit: 1_000 },
+    Case { label: "window", flows: 1, rate_mbit: 100, access_mbit: 1_000 },
     Case { label: "window", flows: 1, rate_mbit: 1_000, access_mbit: 10_000 },
+    Case { label: "window", flows: 1, rate_mbit: 10_000, access_mbit: 100_000 },
 ];
 
-fn scenario_text(flows: u32, rate_mbit: u64, access_mbit: u64, duration_s: u64) -> String {
+fn scenario_text(flows: u32, rate_mbit: u64, access_mbit: u64, duration_s: u64, big_window: bool) -> String {
     // 240 ms of buffer at the bottleneck rate, in packets.
     let queue = rate_mbit * 1_000_000 * 240 / 1000 / PACKET_BITS;
     format!(
@@ -59,7 +60,7 @@ duration = "{duration_s}s"
 measure_from = "{warm}s"
 seed = 1
 mss = 1448
-controllers = ["none"]
+controllers = [{controllers}]
 
 [[link]]
 name = "bottleneck"
@@ -74,6 +75,13 @@ access = {{ rate = "{access_mbit}mbit", delay = "1ms", queue = "droptail:packets
 egress = {{ rate = "{access_mbit}mbit", delay = "1ms", queue = "droptail:packets=1000" }}
 "#,
         warm = duration_s / 6,
+        // The window sweep's receiver offers 512 MB (window scale 13), so
+        // that the congestion window, not the receiver, is the limit.
+        controllers = if big_window {
+            r#"{ label = "static-512MB", controller = "static", params = { rmem_max = "512MB" } }"#
+        } else {
+            r#""none""#
+        },
     )
 }
 
@@ -90,17 +98,18 @@ fn peak_rss_kb() -> u64 {
 }
 
 /// Child: one case; prints one line of `key=value` fields.
-fn child(flows: u32, rate_mbit: u64, access_mbit: u64, duration_s: u64) {
-    let text = scenario_text(flows, rate_mbit, access_mbit, duration_s);
+fn child(flows: u32, rate_mbit: u64, access_mbit: u64, duration_s: u64, big_window: bool) {
+    let text = scenario_text(flows, rate_mbit, access_mbit, duration_s, big_window);
     let sc = parse_str(&text, "scaling.toml").unwrap_or_else(|e| panic!("{e}"));
-    // A single flow's time series (every 10 ms) give its largest window.
+    // A single flow's time series (every 10 ms) give the most it had in flight.
     let r = run(&sc, &sc.controllers[0], &RunOptions { series: flows == 1 });
-    let max_cwnd = r.series.as_ref().and_then(|s| s.flows.iter().map(|f| f.cwnd / sc.mss as u64).max()).unwrap_or(0);
+    let max_window =
+        r.series.as_ref().and_then(|s| s.flows.iter().map(|f| f.in_flight / sc.mss as u64).max()).unwrap_or(0);
     let goodput: f64 = r.flows.iter().map(|f| f.throughput_mbps).sum();
     let util = r.links.first().map_or(0.0, |l| l.utilization);
     let qdelay = r.links.first().map_or(0.0, |l| l.queue_delay_mean_ms);
     println!(
-        "RESULT wall={} packets={} events={} rss_kb={} goodput={} util={} qdelay={} max_cwnd={}",
+        "RESULT wall={} packets={} events={} rss_kb={} goodput={} util={} qdelay={} max_window={}",
         r.wall.as_secs_f64(),
         r.packets,
         r.events,
@@ -108,7 +117,7 @@ fn child(flows: u32, rate_mbit: u64, access_mbit: u64, duration_s: u64) {
         goodput,
         util,
         qdelay,
-        max_cwnd
+        max_window
     );
 }
 
@@ -125,7 +134,7 @@ fn main() {
         let num = |k: usize| -> u64 {
             args.get(i + k).and_then(|v| v.parse().ok()).expect("--child FLOWS RATE_MBIT ACCESS_MBIT DURATION_S")
         };
-        child(num(1) as u32, num(2), num(3), num(4));
+        child(num(1) as u32, num(2), num(3), num(4), args.iter().any(|a| a == "--big-window"));
         return;
     }
     let quick = args.iter().any(|a| a == "quick");
@@ -141,7 +150,7 @@ fn main() {
         "flows",
         "rate",
         "queue",
-        "max cwnd",
+        "window",
         "wall s",
         "packets",
         "events",
@@ -152,16 +161,18 @@ fn main() {
         "util %"
     );
     for c in CASES {
-        let out = Command::new(&exe)
-            .args([
-                "--child",
-                &c.flows.to_string(),
-                &c.rate_mbit.to_string(),
-                &c.access_mbit.to_string(),
-                &duration_s.to_string(),
-            ])
-            .output()
-            .expect("run the child");
+        let mut cmd = Command::new(&exe);
+        cmd.args([
+            "--child",
+            &c.flows.to_string(),
+            &c.rate_mbit.to_string(),
+            &c.access_mbit.to_string(),
+            &duration_s.to_string(),
+        ]);
+        if c.label == "window" {
+            cmd.arg("--big-window");
+        }
+        let out = cmd.output().expect("run the child");
         let text = String::from_utf8_lossy(&out.stdout);
         let Some(line) = text.lines().find(|l| l.starts_with("RESULT")) else {
             eprintln!(
@@ -177,7 +188,7 @@ fn main() {
         let events = field(line, "events");
         let rss = field(line, "rss_kb");
         let util = field(line, "util");
-        let max_cwnd = field(line, "max_cwnd");
+        let max_window = field(line, "max_window");
         let queue = c.rate_mbit * 1_000_000 * 240 / 1000 / PACKET_BITS;
         let rate = if c.rate_mbit >= 1000 { format!("{}G", c.rate_mbit / 1000) } else { format!("{}M", c.rate_mbit) };
         println!(
@@ -186,7 +197,7 @@ fn main() {
             c.flows,
             rate,
             queue,
-            if max_cwnd > 0.0 { format!("{max_cwnd:.0}") } else { "-".to_string() },
+            if max_window > 0.0 { format!("{max_window:.0}") } else { "-".to_string() },
             wall,
             packets,
             events,
@@ -199,5 +210,5 @@ fn main() {
     }
     println!();
     println!("ns/pkt: wall time per data packet sent (retransmissions included); peak MiB: the child's VmHWM;");
-    println!("max cwnd: the largest congestion window in segments (single-flow cases, sampled every 10 ms)");
+    println!("window: the most segments the flow had in flight (single-flow cases, sampled every 10 ms)");
 }

@@ -82,6 +82,10 @@ pub struct Link {
     airtime_clock: f64,
     pub delay: Duration,
     pub busy: bool,
+    /// When the packet being serialised is done, and whether a LinkFree
+    /// event is pending for it (only while packets wait).
+    pub free_at: Instant,
+    pub free_pending: bool,
     loss: f64,
     rng: Rng,
     /// Packets propagating, with their arrival time at the far end.
@@ -149,6 +153,8 @@ impl Link {
             airtime_clock: 0.0,
             delay: spec.delay,
             busy: false,
+            free_at: Instant::ZERO,
+            free_pending: false,
             loss: spec.loss,
             rng,
             wire: VecDeque::new(),

@@ -168,7 +168,10 @@ impl<'a> World<'a> {
         let wall = std::time::Instant::now();
         while let Some((now, ev)) = self.events.pop_until(self.end) {
             match ev {
-                Event::LinkFree(l) => self.start_link(l as usize, now),
+                Event::LinkFree(l) => {
+                    self.links[l as usize].free_pending = false;
+                    self.start_link(l as usize, now)
+                }
                 Event::LinkArrive(l) => self.link_arrive(l as usize, now),
                 Event::AckArrive(f) => self.ack_arrive(f as usize, now),
                 Event::FlowTimer(f) => self.flow_timer(f as usize, now),
@@ -217,11 +220,20 @@ impl<'a> World<'a> {
 
     fn enqueue(&mut self, l: usize, pkt: Packet, now: Instant) {
         let link = &mut self.links[l];
+        // A link whose last packet finished with nothing waiting is idle:
+        // no LinkFree event was scheduled for it.
+        if link.busy && !link.free_pending && now >= link.free_at {
+            link.busy = false;
+        }
         link.enqueue(pkt, now, &mut self.drops);
         link.stats.drops += self.drops.len() as u64;
         self.drops.clear();
         if !link.busy {
             self.start_link(l, now);
+        } else if !link.free_pending && link.queue_packets() > 0 {
+            link.free_pending = true;
+            let at = link.free_at;
+            self.events.push(at, Event::LinkFree(l as u32));
         }
     }
 
@@ -231,7 +243,13 @@ impl<'a> World<'a> {
         link.stats.drops += self.drops.len() as u64;
         self.drops.clear();
         if let Some(s) = started {
-            self.events.push(s.free_at, Event::LinkFree(l as u32));
+            // Schedule the next start only if a packet waits; otherwise the
+            // next arrival starts it (see `enqueue`).
+            link.free_at = s.free_at;
+            if link.queue_packets() > 0 {
+                link.free_pending = true;
+                self.events.push(s.free_at, Event::LinkFree(l as u32));
+            }
             if let Some(at) = s.arrive_at {
                 self.events.push(at, Event::LinkArrive(l as u32));
             }

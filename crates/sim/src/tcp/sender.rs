@@ -84,6 +84,10 @@ pub struct Sender {
     lost_hint: u32,
     /// No segment below this awaits retransmission.
     retx_hint: u32,
+    /// Retransmissions in the order sent, with snd_nxt then (non-decreasing).
+    retx_queue: VecDeque<(u32, u32)>,
+    /// The SACK blocks of the previous ACK.
+    sack_cache: Sack,
     state: State,
     /// Receiver's right window edge in bytes (ack * mss + window).
     wnd_edge: u64,
@@ -141,6 +145,8 @@ impl Sender {
             high_sacked: None,
             lost_hint: 0,
             retx_hint: 0,
+            retx_queue: VecDeque::new(),
+            sack_cache: Sack::default(),
             state: State::Open,
             wnd_edge: initial_window,
             cwnd_limited: false,
@@ -372,19 +378,48 @@ impl Sender {
     /// Marks SACKed segments; returns how many were newly SACKed.
     fn apply_sack(&mut self, sack: &Sack, rs: &mut RateTrack) -> u32 {
         let mut newly = 0;
+        let cache = self.sack_cache;
         for (start, end) in sack.iter() {
             let (start, end) = (start.max(self.una), end.min(self.nxt));
-            for seq in start..end {
-                if self.flags(seq) & SACKED == 0 {
-                    self.set_flags(seq, SACKED);
-                    rs.on_delivered(&self.board[(seq - self.una) as usize]);
-                    newly += 1;
+            // Segments inside the previous ACK's blocks are SACKed already
+            // (Linux's recv_sack_cache): scan only the rest of the block.
+            let mut pieces: [(u32, u32); 4] = [(start, end), (0, 0), (0, 0), (0, 0)];
+            let mut np = 1;
+            for (cs, ce) in cache.iter() {
+                let mut next = [(0, 0); 4];
+                let mut nn = 0;
+                for &(a, b) in &pieces[..np] {
+                    if ce <= a || cs >= b {
+                        next[nn] = (a, b);
+                        nn += 1;
+                    } else {
+                        if a < cs {
+                            next[nn] = (a, cs);
+                            nn += 1;
+                        }
+                        if ce < b {
+                            next[nn] = (ce, b);
+                            nn += 1;
+                        }
+                    }
+                }
+                pieces = next;
+                np = nn;
+            }
+            for &(a, b) in &pieces[..np] {
+                for seq in a..b {
+                    if self.flags(seq) & SACKED == 0 {
+                        self.set_flags(seq, SACKED);
+                        rs.on_delivered(&self.board[(seq - self.una) as usize]);
+                        newly += 1;
+                    }
                 }
             }
             if start < end && self.high_sacked.is_none_or(|h| h < end - 1) {
                 self.high_sacked = Some(end - 1);
             }
         }
+        self.sack_cache = *sack;
         newly
     }
 
@@ -420,13 +455,21 @@ impl Sender {
     /// generalises): mark it for retransmission again rather than wait for
     /// the timer.
     fn mark_lost_retransmissions(&mut self) {
-        let Some(high) = self.high_sacked else { return };
         if self.retrans_out == 0 {
+            self.retx_queue.clear();
             return;
         }
-        for s in self.una..self.lost_hint.max(self.retx_hint).min(self.nxt) {
+        let Some(high) = self.high_sacked else { return };
+        while let Some(&(s, mark)) = self.retx_queue.front() {
+            if high < mark {
+                break;
+            }
+            self.retx_queue.pop_front();
+            if s < self.una || s >= self.nxt {
+                continue;
+            }
             let seg = self.board[(s - self.una) as usize];
-            if seg.flags & (SACKED | RETRANS) == RETRANS && high >= seg.retx_mark {
+            if seg.flags & (SACKED | RETRANS) == RETRANS && seg.retx_mark == mark {
                 self.set_flags(s, LOST);
                 self.retx_hint = self.retx_hint.min(s);
             }
@@ -524,6 +567,7 @@ impl Sender {
                 self.retx_hint = s + 1;
                 self.set_flags(s, LOST | RETRANS);
                 self.board[(s - self.una) as usize].retx_mark = self.nxt;
+                self.retx_queue.push_back((s, self.nxt));
                 self.stats.retransmits += 1;
                 (s, true)
             } else {

@@ -42,9 +42,17 @@ enum Command {
     /// Run real programs through an emulated link between two network
     /// namespaces, with the simulator's link and queue models (root).
     Emu(Box<rtac_emu::EmuArgs>),
-    /// Draw an emulator log (`rtac emu --log DIR`) as throughput and delay
-    /// plots with a summary.
+    /// Draw a log: an emulator log (`rtac emu --log DIR`) as throughput and
+    /// delay plots with a summary, or an agent log (`rtac run --log FILE`)
+    /// as RTT, RTT_min, window estimate and rwnd per connection.
     Plot(rtac_emu::PlotArgs),
+    /// Run an unmodified program with a receiver-side controller on its TCP
+    /// sockets (LD_PRELOAD; needs librtac_preload.so, built by
+    /// `cargo build --release -p rtac-preload`).
+    Run(Box<rtac_agent::RunArgs>),
+    /// Download a URL or HOST:PORT with a controller on the socket, showing
+    /// throughput, RTT and the window applied.
+    Get(Box<rtac_agent::GetArgs>),
 }
 
 #[derive(Args, Debug, Default)]
@@ -105,7 +113,9 @@ fn main() -> ExitCode {
         Some(Command::Sim(args)) => sim(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Emu(args)) => return external(rtac_emu::emu_main(*args)),
-        Some(Command::Plot(args)) => return external(rtac_emu::plot_main(args)),
+        Some(Command::Plot(args)) => return plot(args),
+        Some(Command::Run(args)) => return agent(rtac_agent::run_main(*args)),
+        Some(Command::Get(args)) => return agent(rtac_agent::get_main(*args)),
         None => sim(&cli.sim),
     };
     match result {
@@ -127,6 +137,31 @@ fn external(r: Result<i32, rtac_emu::EmuError>) -> ExitCode {
             ExitCode::from(e.exit_code().clamp(1, 255) as u8)
         }
     }
+}
+
+fn agent(r: Result<i32, rtac_agent::AgentError>) -> ExitCode {
+    match r {
+        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        Err(e) => {
+            eprintln!("rtac: error: {e}");
+            ExitCode::from(e.exit_code().clamp(1, 255) as u8)
+        }
+    }
+}
+
+/// Agent logs (one file each) are drawn by the agent, emulator logs by the
+/// emulator.
+fn plot(args: rtac_emu::PlotArgs) -> ExitCode {
+    if !args.logs.is_empty() && args.logs.iter().all(|p| rtac_agent::plot::is_agent_log(p)) {
+        for log in &args.logs {
+            match rtac_agent::plot::plot_log(log, args.out.as_deref()) {
+                Ok(files) => files.iter().for_each(|f| println!("{}", f.display())),
+                Err(e) => return agent(Err(e)),
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    external(rtac_emu::plot_main(args))
 }
 
 fn sim(args: &SimArgs) -> Result<(), Failure> {

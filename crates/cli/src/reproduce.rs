@@ -83,7 +83,9 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), Failure> {
         })
     };
     match w {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::io(format!("cannot write to stdout: {e}"))),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::io(format!("cannot write to stdout: {e}")))
+        }
         _ => Ok(()),
     }
 }

@@ -1,0 +1,95 @@
+/*
+ * rtac.h - receiver-side TCP window control on a live Linux socket.
+ *
+ * The C interface of rtac-agent (librtac_agent.so). Attach a controller to
+ * a connected TCP socket, report every read, detach before closing:
+ *
+ *     char err[256];
+ *     rtac_socket *s = rtac_attach(fd, "rtac", "bdp=95,delta=10ms", NULL, err, sizeof err);
+ *     if (!s) { fprintf(stderr, "rtac: %s\n", err); ... go on without it ... }
+ *     while ((n = read(fd, buf, sizeof buf)) > 0) {
+ *         rtac_on_read(s, n);
+ *         ...
+ *     }
+ *     rtac_detach(s);
+ *     close(fd);
+ *
+ * Once per RTT estimate, rtac_on_read runs a control step: it reads
+ * TCP_INFO, feeds the controller the bytes read and the kernel's receiver
+ * RTT estimate (tcpi_rcv_rtt), and applies the controller's window with
+ * TCP_WINDOW_CLAMP (set again at every step, because receive auto-tuning
+ * raises the clamp when it grows the buffer).
+ *
+ * Controllers: "none", "static", "autotuning", "drwa", "rtac", "drw".
+ * Parameters: "key=value" items separated by commas; unknown keys and bad
+ * values are errors that name the key (see crates/core/README.md).
+ *
+ * A handle is internally locked: several threads may share it. No function
+ * aborts or unwinds; failures are return values. Link with -lrtac_agent.
+ */
+#ifndef RTAC_H
+#define RTAC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A controller attached to one socket. */
+typedef struct rtac_socket rtac_socket;
+
+/* One control step. Zero means "not known yet" for the estimates and
+ * "no limit" for rwnd_bytes. */
+typedef struct rtac_step {
+    double t_s;                 /* seconds since the handle was created */
+    uint64_t rtt_us;            /* the controller's RTT estimate */
+    uint64_t rtt_min_us;        /* its minimum RTT (with any compensation) */
+    uint64_t window_bytes;      /* its estimate of the sender's window */
+    uint64_t rwnd_bytes;        /* the window applied (TCP_WINDOW_CLAMP) */
+    uint64_t kernel_rcv_rtt_us; /* tcpi_rcv_rtt, the sample fed at this step */
+    uint64_t read_bytes;        /* bytes read since the previous step */
+    uint64_t steps;             /* control steps so far */
+} rtac_step;
+
+/* Checks a controller name and parameters (params may be NULL).
+ * Returns 0, or -1 with a NUL-terminated message in err (err may be NULL). */
+int rtac_check_config(const char *controller, const char *params, char *err, size_t err_len);
+
+/* Starts controlling the connected TCP socket fd (IPv4 or IPv6). log_path
+ * (NULL: none) receives one row per control step: CSV, or JSON lines if it
+ * ends in .jsonl. Applies the controller's initial window. Returns NULL
+ * with a message in err if the configuration is invalid, fd is not a TCP
+ * socket, or a socket query fails. */
+rtac_socket *rtac_attach(int fd, const char *controller, const char *params, const char *log_path, char *err,
+                         size_t err_len);
+
+/* Reports that the program read `bytes` from the socket (values <= 0 are
+ * ignored). Returns 1 if a control step ran, 0 if not, -1 if control has
+ * stopped after an error (see rtac_error): the socket then has its
+ * original clamp back, and reading may simply go on. */
+int rtac_on_read(rtac_socket *s, long long bytes);
+
+/* Runs a control step now. Returns 0, or -1 if control has stopped. */
+int rtac_step_now(rtac_socket *s);
+
+/* Copies the last control step into *out. Returns 0, or -1 if there is
+ * none or control has stopped. */
+int rtac_last_step(const rtac_socket *s, rtac_step *out);
+
+/* Why control stopped, or NULL while it runs. Valid until rtac_detach. */
+const char *rtac_error(const rtac_socket *s);
+
+/* Stops controlling (restores the socket's original TCP_WINDOW_CLAMP) and
+ * frees the handle. Call it before closing the socket. NULL is ignored. */
+void rtac_detach(rtac_socket *s);
+
+/* The library version, e.g. "0.1.0". */
+const char *rtac_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTAC_H */

@@ -1,0 +1,346 @@
+//! The C ABI (`include/rtac.h`), exported by `librtac_agent.so`.
+//!
+//! A C program attaches a controller to a connected TCP socket, reports
+//! every read with `rtac_on_read`, and detaches before closing it. Every
+//! entry point catches panics and returns an error code instead; handles
+//! are internally locked, so several threads may share one.
+
+use crate::config::AgentConfig;
+use crate::driver::SocketDriver;
+use crate::error::AgentError;
+use crate::log::LogSink;
+use crate::sys;
+use std::ffi::{c_char, c_int, c_longlong, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The opaque handle `rtac_attach` returns.
+pub struct RtacSocket {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    driver: Option<SocketDriver>,
+    error: Option<CString>,
+    t0: rtac_core::Instant,
+}
+
+/// One control step, as `rtac_last_step` reports it. Zero means "not known
+/// yet" for the estimates and "no limit" for `rwnd_bytes`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RtacStep {
+    pub t_s: f64,
+    pub rtt_us: u64,
+    pub rtt_min_us: u64,
+    pub window_bytes: u64,
+    pub rwnd_bytes: u64,
+    pub kernel_rcv_rtt_us: u64,
+    pub read_bytes: u64,
+    pub steps: u64,
+}
+
+fn write_err(err: *mut c_char, len: usize, msg: &str) {
+    if err.is_null() || len == 0 {
+        return;
+    }
+    let bytes = msg.as_bytes();
+    let n = bytes.len().min(len - 1);
+    // SAFETY: the caller gave a buffer of `len` bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), err.cast::<u8>(), n);
+        *err.add(n) = 0;
+    }
+}
+
+/// # Safety
+/// `p` is NULL or a NUL-terminated string.
+unsafe fn opt_str<'a>(p: *const c_char) -> Result<Option<&'a str>, AgentError> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: per the contract.
+    unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .map(Some)
+        .map_err(|_| AgentError::Usage("argument is not valid UTF-8".to_string()))
+}
+
+/// # Safety
+/// As `opt_str`.
+unsafe fn config(controller: *const c_char, params: *const c_char) -> Result<AgentConfig, AgentError> {
+    // SAFETY: per the callers' contracts.
+    let name = unsafe { opt_str(controller) }?.ok_or_else(|| AgentError::Usage("controller is NULL".to_string()))?;
+    // SAFETY: as above.
+    let params = unsafe { opt_str(params) }?.unwrap_or("");
+    AgentConfig::new(name, &[params])
+}
+
+/// Checks a controller name and its `k=v,k=v` parameters. Returns 0, or -1
+/// with a message in `err` (`err_len` bytes, NUL-terminated; may be NULL).
+///
+/// # Safety
+/// `controller` and `params` are NULL or NUL-terminated strings; `err` is
+/// NULL or valid for `err_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_check_config(
+    controller: *const c_char,
+    params: *const c_char,
+    err: *mut c_char,
+    err_len: usize,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    match catch_unwind(|| unsafe { config(controller, params) }) {
+        Ok(Ok(_)) => 0,
+        Ok(Err(e)) => {
+            write_err(err, err_len, &e.to_string());
+            -1
+        }
+        Err(_) => {
+            write_err(err, err_len, "internal error");
+            -1
+        }
+    }
+}
+
+/// Starts controlling the connected TCP socket `fd` with `controller`
+/// (`rtac`, `drwa`, ...) and `params` (`"bdp=20,delta=1ms"`, or NULL). With
+/// a `log_path` (NULL: none) each control step appends a row (CSV, or JSON
+/// lines for `.jsonl`). Returns NULL with a message in `err` on failure.
+///
+/// # Safety
+/// String arguments are NULL or NUL-terminated; `err` is NULL or valid for
+/// `err_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_attach(
+    fd: c_int,
+    controller: *const c_char,
+    params: *const c_char,
+    log_path: *const c_char,
+    err: *mut c_char,
+    err_len: usize,
+) -> *mut RtacSocket {
+    let r = catch_unwind(|| -> Result<*mut RtacSocket, AgentError> {
+        // SAFETY: forwarded contract.
+        let cfg = unsafe { config(controller, params) }?;
+        // SAFETY: forwarded contract.
+        let log = match unsafe { opt_str(log_path) }? {
+            Some(p) if !p.is_empty() => Some(Arc::new(LogSink::open(Path::new(p), cfg.t0)?)),
+            _ => None,
+        };
+        let driver = SocketDriver::attach(fd, &cfg, log, sys::now())?;
+        let s = RtacSocket { inner: Mutex::new(Inner { driver: Some(driver), error: None, t0: cfg.t0 }) };
+        Ok(Box::into_raw(Box::new(s)))
+    });
+    match r {
+        Ok(Ok(p)) => p,
+        Ok(Err(e)) => {
+            write_err(err, err_len, &e.to_string());
+            std::ptr::null_mut()
+        }
+        Err(_) => {
+            write_err(err, err_len, "internal error");
+            std::ptr::null_mut()
+        }
+    }
+}
+
+fn with_inner<T>(s: *const RtacSocket, fail: T, f: impl FnOnce(&mut Inner) -> T) -> T {
+    if s.is_null() {
+        return fail;
+    }
+    // SAFETY: a non-NULL handle came from rtac_attach and was not detached (the caller's contract).
+    let s = unsafe { &*s };
+    let mut g = s.inner.lock().unwrap_or_else(|p| p.into_inner());
+    match catch_unwind(AssertUnwindSafe(|| f(&mut g))) {
+        Ok(v) => v,
+        Err(_) => {
+            g.driver = None;
+            g.error = CString::new("internal error (a panic was caught)").ok();
+            fail
+        }
+    }
+}
+
+fn stop(inner: &mut Inner, e: AgentError) {
+    if let Some(mut d) = inner.driver.take() {
+        let _ = d.release();
+    }
+    inner.error = CString::new(e.to_string().replace('\0', " ")).ok();
+}
+
+/// Reports that the program read `bytes` from the socket (call it after
+/// every successful read; values <= 0 are ignored). Runs a control step
+/// when one is due. Returns 1 if a step ran, 0 if not, -1 if control has
+/// stopped after an error (see `rtac_error`; the socket is given back to
+/// the kernel and reading may go on).
+///
+/// # Safety
+/// `s` is NULL or a live handle from `rtac_attach`.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_on_read(s: *mut RtacSocket, bytes: c_longlong) -> c_int {
+    with_inner(s, -1, |inner| {
+        let Some(d) = inner.driver.as_mut() else { return -1 };
+        if bytes <= 0 {
+            return 0;
+        }
+        match d.on_consumed(sys::now(), bytes as u64) {
+            Ok(stepped) => stepped as c_int,
+            Err(e) => {
+                stop(inner, e);
+                -1
+            }
+        }
+    })
+}
+
+/// Runs a control step now. Returns 0, or -1 if control has stopped.
+///
+/// # Safety
+/// As `rtac_on_read`.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_step_now(s: *mut RtacSocket) -> c_int {
+    with_inner(s, -1, |inner| {
+        let Some(d) = inner.driver.as_mut() else { return -1 };
+        match d.step(sys::now()) {
+            Ok(_) => 0,
+            Err(e) => {
+                stop(inner, e);
+                -1
+            }
+        }
+    })
+}
+
+/// Fills `out` with the last control step. Returns 0, or -1 if control has
+/// stopped or `out` is NULL.
+///
+/// # Safety
+/// `s` as `rtac_on_read`; `out` NULL or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_last_step(s: *const RtacSocket, out: *mut RtacStep) -> c_int {
+    if out.is_null() {
+        return -1;
+    }
+    with_inner(s, -1, |inner| {
+        let Some(d) = inner.driver.as_ref() else { return -1 };
+        let Some(r) = d.last() else { return -1 };
+        let us = |v: Option<rtac_core::Duration>| v.map_or(0, |d| d.as_micros());
+        let step = RtacStep {
+            t_s: (r.t - inner.t0).as_secs_f64(),
+            rtt_us: us(r.rtt),
+            rtt_min_us: us(r.rtt_min),
+            window_bytes: r.window_bytes.unwrap_or(0),
+            rwnd_bytes: r.rwnd.unwrap_or(0),
+            kernel_rcv_rtt_us: us(r.kernel_rcv_rtt),
+            read_bytes: r.read_bytes,
+            steps: d.steps(),
+        };
+        // SAFETY: `out` is valid for writes (checked non-NULL; the caller's contract).
+        unsafe { out.write(step) };
+        0
+    })
+}
+
+/// Why control stopped, or NULL while it runs. The string lives until the
+/// handle is detached.
+///
+/// # Safety
+/// As `rtac_on_read`.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_error(s: *const RtacSocket) -> *const c_char {
+    with_inner(s, std::ptr::null(), |inner| inner.error.as_ref().map_or(std::ptr::null(), |e| e.as_ptr()))
+}
+
+/// Stops controlling (restoring the clamp the socket had before, if it is
+/// still open) and frees the handle. Call it before closing the socket.
+///
+/// # Safety
+/// `s` is NULL or a live handle; it is invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_detach(s: *mut RtacSocket) {
+    if s.is_null() {
+        return;
+    }
+    // SAFETY: the handle came from Box::into_raw in rtac_attach.
+    let b = unsafe { Box::from_raw(s) };
+    let _ = catch_unwind(AssertUnwindSafe(move || {
+        let mut inner = b.inner.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(mut d) = inner.driver.take() {
+            let _ = d.release();
+        }
+    }));
+}
+
+/// The library's version, a static string.
+#[no_mangle]
+pub extern "C" fn rtac_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn attach_read_step_detach() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (mut srv, _) = l.accept().unwrap();
+        let mut err = [0 as c_char; 256];
+        // SAFETY: valid C strings and buffer.
+        let s = unsafe {
+            rtac_attach(
+                c.as_raw_fd(),
+                c"static".as_ptr(),
+                c"rmem_max=60000".as_ptr(),
+                std::ptr::null(),
+                err.as_mut_ptr(),
+                256,
+            )
+        };
+        assert!(!s.is_null());
+        srv.write_all(&[1u8; 1000]).unwrap();
+        let mut buf = [0u8; 1000];
+        c.read_exact(&mut buf).unwrap();
+        // SAFETY: live handle.
+        unsafe {
+            assert!(rtac_on_read(s, 1000) >= 0);
+            assert_eq!(rtac_step_now(s), 0);
+            let mut st = RtacStep::default();
+            assert_eq!(rtac_last_step(s, &mut st), 0);
+            assert_eq!(st.rwnd_bytes, 60_000);
+            assert!(st.steps >= 2);
+            assert!(rtac_error(s).is_null());
+            rtac_detach(s);
+        }
+    }
+
+    #[test]
+    fn errors_are_written_to_the_buffer() {
+        let mut err = [0 as c_char; 256];
+        // SAFETY: valid C strings and buffer.
+        let r = unsafe { rtac_check_config(c"rtac".as_ptr(), c"lambda=1".as_ptr(), err.as_mut_ptr(), 256) };
+        assert_eq!(r, -1);
+        // SAFETY: write_err NUL-terminates.
+        let msg = unsafe { CStr::from_ptr(err.as_ptr()) }.to_str().unwrap();
+        assert!(msg.contains("lambda"), "{msg}");
+        let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        // SAFETY: valid C strings and buffer.
+        let s = unsafe {
+            rtac_attach(u.as_raw_fd(), c"rtac".as_ptr(), std::ptr::null(), std::ptr::null(), err.as_mut_ptr(), 4)
+        };
+        assert!(s.is_null());
+        // SAFETY: NUL-terminated within 4 bytes.
+        assert_eq!(unsafe { CStr::from_ptr(err.as_ptr()) }.to_bytes(), b"not");
+        // SAFETY: NULL handles are accepted.
+        unsafe {
+            assert_eq!(rtac_on_read(std::ptr::null_mut(), 5), -1);
+            rtac_detach(std::ptr::null_mut());
+        }
+    }
+}

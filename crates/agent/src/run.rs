@@ -1,0 +1,205 @@
+//! `rtac run --controller NAME [--param k=v ...] [--log FILE] -- CMD...`
+//!
+//! Validates everything first, then replaces itself (execvp) with CMD,
+//! whose environment carries the configuration and LD_PRELOAD the shim.
+//! The program keeps rtac's PID, signals and exit status.
+
+use crate::config::AgentConfig;
+use crate::error::AgentError;
+use crate::log::LogSink;
+use clap::Args;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The shim's file name.
+pub const PRELOAD_NAME: &str = "librtac_preload.so";
+/// An environment variable naming the shim, tried first.
+pub const ENV_PRELOAD: &str = "RTAC_PRELOAD";
+
+/// Arguments of `rtac run`.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// The controller for the program's TCP receive sockets: none, static,
+    /// autotuning, drwa, rtac or drw.
+    #[arg(long, short = 'c', value_name = "NAME")]
+    pub controller: String,
+
+    /// A controller parameter, such as bdp=20 or delta=1ms; repeatable, and
+    /// k=v,k=v lists are accepted.
+    #[arg(long = "param", short = 'p', value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+
+    /// Write one row per connection and control step (time, RTT estimate,
+    /// RTT_min, window estimate, rwnd applied) to FILE: CSV, or JSON lines
+    /// if FILE ends in .jsonl. Truncated at start.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+
+    /// How the window stays in force against receive auto-tuning: reapply
+    /// (set TCP_WINDOW_CLAMP at every step) or lock[:SIZE] (fix SO_RCVBUF,
+    /// which turns auto-tuning off; default size 4MB).
+    #[arg(long, value_name = "MODE", default_value = "reapply")]
+    pub clamp: String,
+
+    /// The LD_PRELOAD library; default: $RTAC_PRELOAD, else
+    /// librtac_preload.so next to this executable (or in ../lib).
+    #[arg(long, value_name = "PATH")]
+    pub preload: Option<PathBuf>,
+
+    /// The program and its arguments (after --).
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// Where the shim is looked for, in order.
+pub fn preload_candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(p) = explicit {
+        out.push(p.to_path_buf());
+        return out;
+    }
+    if let Some(p) = std::env::var_os(ENV_PRELOAD).filter(|p| !p.is_empty()) {
+        out.push(PathBuf::from(p));
+        return out;
+    }
+    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+        out.push(dir.join(PRELOAD_NAME));
+        out.push(dir.join("deps").join(PRELOAD_NAME)); // `cargo test` leaves it there
+        out.push(dir.join("../lib").join(PRELOAD_NAME));
+        out.push(dir.join("../lib/rtac").join(PRELOAD_NAME));
+    }
+    out
+}
+
+/// The shim's absolute path, or an error listing where it was looked for.
+pub fn find_preload(explicit: Option<&Path>) -> Result<PathBuf, AgentError> {
+    let candidates = preload_candidates(explicit);
+    for c in &candidates {
+        if c.is_file() {
+            return c.canonicalize().map_err(AgentError::io(format!("cannot resolve {}", c.display())));
+        }
+    }
+    let tried = candidates.iter().map(|c| c.display().to_string()).collect::<Vec<_>>().join(", ");
+    Err(AgentError::Usage(format!(
+        "the LD_PRELOAD library {PRELOAD_NAME} was not found (tried: {tried}); build it with \
+         `cargo build --release -p rtac-preload`, or name it with --preload or ${ENV_PRELOAD}"
+    )))
+}
+
+/// Everything `rtac run` checks and prepares before starting the program:
+/// the configuration (with the log created) and the command with its
+/// environment.
+pub fn prepare(args: &RunArgs) -> Result<(AgentConfig, Command), AgentError> {
+    let mut cfg = AgentConfig::new(&args.controller, &args.params)?;
+    cfg.clamp = args.clamp.parse()?;
+    if let Some(log) = &args.log {
+        let abs = if log.is_absolute() {
+            log.clone()
+        } else {
+            std::env::current_dir().map_err(AgentError::io("cannot read the current directory"))?.join(log)
+        };
+        LogSink::create(&abs, cfg.t0)?;
+        cfg.log = Some(abs);
+    }
+    let preload = find_preload(args.preload.as_deref())?;
+    let (program, rest) = args.command.split_first().ok_or_else(|| AgentError::Usage("no command given".into()))?;
+    let mut ld = preload.into_os_string();
+    if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|o| !o.is_empty()) {
+        ld.push(":");
+        ld.push(old);
+    }
+    let mut cmd = Command::new(program);
+    cmd.args(rest).envs(cfg.to_env()).env("LD_PRELOAD", ld);
+    Ok((cfg, cmd))
+}
+
+/// `rtac run`: validates, then execs the program. Returns only on error
+/// (the `Ok` value is never produced by a successful exec; it exists for
+/// the CLI's uniform signature).
+pub fn run_main(args: RunArgs) -> Result<i32, AgentError> {
+    let (_cfg, mut cmd) = prepare(&args)?;
+    let err = cmd.exec();
+    Err(AgentError::Exec { program: args.command[0].clone(), err })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn parse(args: &[&str]) -> RunArgs {
+        Cli::try_parse_from(std::iter::once("rtac-run").chain(args.iter().copied())).unwrap().run
+    }
+
+    #[test]
+    fn arguments_after_the_double_dash_are_the_command() {
+        let a = parse(&["--controller", "rtac", "-p", "bdp=20", "--", "curl", "-s", "-o", "x", "http://h/"]);
+        assert_eq!(a.command, ["curl", "-s", "-o", "x", "http://h/"]);
+        assert_eq!(a.params, ["bdp=20"]);
+        let a = parse(&["-c", "drwa", "python3", "-c", "print(1)"]);
+        assert_eq!(a.command, ["python3", "-c", "print(1)"]);
+    }
+
+    #[test]
+    fn bad_configuration_is_an_error_before_anything_runs() {
+        let dir = std::env::temp_dir().join(format!("rtac-run-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let so = dir.join(PRELOAD_NAME);
+        std::fs::write(&so, b"").unwrap();
+        let so_s = so.to_str().unwrap();
+        for (args, needle) in [
+            (vec!["-c", "cubic", "--preload", so_s, "--", "true"], "unknown controller"),
+            (vec!["-c", "rtac", "-p", "lambda=3", "--preload", so_s, "--", "true"], "lambda"),
+            (vec!["-c", "rtac", "-p", "k=x", "--preload", so_s, "--", "true"], "k="),
+            (vec!["-c", "rtac", "--clamp", "sometimes", "--preload", so_s, "--", "true"], "clamp"),
+            (vec!["-c", "rtac", "--preload", "/nonexistent/librtac_preload.so", "--", "true"], "not found"),
+        ] {
+            let e = run_main(parse(&args)).unwrap_err();
+            assert!(e.to_string().contains(needle), "{args:?}: {e}");
+            assert_eq!(e.exit_code(), 2);
+        }
+        let e = run_main(parse(&["-c", "rtac", "--preload", so_s, "--", "/nonexistent/prog"])).unwrap_err();
+        assert_eq!(e.exit_code(), 127);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn prepare_sets_the_environment_and_creates_the_log() {
+        let dir = std::env::temp_dir().join(format!("rtac-run-env-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let so = dir.join(PRELOAD_NAME);
+        std::fs::write(&so, b"").unwrap();
+        let log = dir.join("steps.csv");
+        let a = parse(&[
+            "-c",
+            "rtac",
+            "-p",
+            "bdp=20",
+            "--log",
+            log.to_str().unwrap(),
+            "--preload",
+            so.to_str().unwrap(),
+            "--",
+            "env",
+        ]);
+        let (cfg, cmd) = prepare(&a).unwrap();
+        assert_eq!(cfg.log.as_deref(), Some(log.as_path()));
+        let envs: Vec<(String, String)> = cmd
+            .get_envs()
+            .map(|(k, v)| (k.to_string_lossy().into_owned(), v.unwrap().to_string_lossy().into_owned()))
+            .collect();
+        let get = |k: &str| envs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        assert_eq!(get("RTAC_CONTROLLER").as_deref(), Some("rtac"));
+        assert_eq!(get("RTAC_PARAMS").as_deref(), Some("bdp=20"));
+        assert!(get("LD_PRELOAD").unwrap().starts_with(so.canonicalize().unwrap().to_str().unwrap()));
+        assert!(std::fs::read_to_string(&log).unwrap().starts_with("t_s,pid,fd,"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -7,23 +7,69 @@
 //! The three schemes of the paper: DropTail with an ordinary receiver, CoDel
 //! (RFC 8289 defaults, target 5 ms, interval 100 ms) with an ordinary
 //! receiver, and DRW (rwnd = bandwidth x RTT_min, the bandwidth chosen by
-//! delay from the base station's hint) over DropTail.
+//! delay from the base station's hint) over DropTail. The ordinary receiver
+//! has a fixed buffer as large as DRW's tcp_rmem_max, so that the window
+//! scale and the largest window are the same for all three; Fig. 1 and 2
+//! add DropTail with a plain Linux receiver, whose default buffer caps its
+//! window under the line-of-sight BDP.
 
 use super::{claim, controller, flow, fmt1, get, library, scenario};
 use crate::{Analysis, Job, Results, Study, StudyError};
 use rtac_core::rng::Rng;
-use rtac_core::Duration;
+use rtac_core::{AnyController, Controller, Duration};
+use rtac_netmodel::QueueSpec;
 use rtac_plot::{Axis, BarChart, Chart, SweepChart, SweepPoint, TimeSeriesChart};
-use rtac_sim::{CcKind, FlowSpec, RunResult, Scenario};
+use rtac_sim::tcp::receiver::window_scale;
+use rtac_sim::{CcKind, ControllerChoice, FlowSpec, RunResult, Scenario};
 use std::path::{Path, PathBuf};
 
 const SRC: &str = "mmWave DRW (Zhang et al., NYU)";
 
-/// The largest window the simulated receiver can advertise (window scale 7,
-/// Linux's for tcp_rmem[2] = 6 MB).
-/// The largest window of a receiver whose buffer limit is Linux's default
-/// 6 MB (window scale 7).
-const MAX_RWND: u64 = 65_535 << 7;
+/// The buffer limit (tcp_rmem_max) of a receiver running `c`, if it has
+/// one of its own.
+fn buffer_limit(sc: &Scenario, c: &ControllerChoice) -> Option<u64> {
+    AnyController::new(c.kind, sc.mss, &c.params).ok().and_then(|x| x.max_window())
+}
+
+/// The largest window a receiver running `c` can advertise, bytes, and its
+/// window scale: its buffer limit, within what the 16-bit window field
+/// carries at the scale the simulator picks for that limit as Linux does
+/// (`rtac_sim::tcp::receiver::window_scale`; a receiver without a limit of
+/// its own gets Linux's default buffer's scale).
+fn rwnd_cap(sc: &Scenario, c: &ControllerChoice) -> (u64, u8) {
+    let limit = buffer_limit(sc, c);
+    let ws = window_scale(limit);
+    let field = 65_535u64 << ws;
+    (limit.map_or(field, |l| l.min(field)), ws)
+}
+
+/// How the scenario's receivers' windows are bounded, for the notes.
+fn caps_note(sc: &Scenario) -> String {
+    let limit = |label: &str| buffer_limit(sc, &controller(sc, label)).unwrap_or(0);
+    let ord = rwnd_cap(sc, &controller(sc, ORDINARY));
+    let drw = rwnd_cap(sc, &controller(sc, "drw"));
+    format!(
+        "DropTail and CoDel run with the paper's ordinary receiver, here a fixed receive buffer of {:.0} MiB, the same \
+         as DRW's tcp_rmem_max ({:.0} MiB), so that only the scheme differs. The simulated receiver picks its window \
+         scale from that limit as Linux does: scale {} and at most {:.1} MB for the ordinary receiver, scale {} and \
+         at most {:.1} MB for DRW, against a line-of-sight BDP of {:.1} MB.",
+        mib(limit(ORDINARY)),
+        mib(limit("drw")),
+        ord.1,
+        ord.0 as f64 / 1e6,
+        drw.1,
+        drw.0 as f64 / 1e6,
+        bdp_bytes(sc) / 1e6
+    )
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 20) as f64
+}
+
+/// The label of the paper's ordinary receiver (DropTail's and CoDel's) in
+/// the scenarios: a fixed receive buffer as large as DRW's tcp_rmem_max.
+const ORDINARY: &str = "ordinary";
 
 /// CoDel with its default target and interval, over the same 50,000-packet
 /// RLC buffer as DropTail.
@@ -80,8 +126,7 @@ const SCHEMES: [(&str, &str); 3] = [("droptail", "DropTail"), ("codel", "CoDel")
 /// The scenario with its base station's queue replaced by `spec`, a queue as
 /// the scenario format writes it.
 fn with_queue(sc: &Scenario, spec: &str) -> Scenario {
-    let text = format!("duration = \"1s\"\n[[link]]\nrate = \"1mbit\"\nqueue = \"{spec}\"\n[[flow]]\n");
-    let queue = scenario(&text, spec).links[0].queue.clone();
+    let queue = QueueSpec::parse(spec).unwrap_or_else(|e| panic!("queue {spec}: {e}"));
     let mut out = sc.clone();
     for l in out.links.iter_mut().filter(|l| l.per_flow.is_some()) {
         l.queue = queue.clone();
@@ -96,9 +141,9 @@ fn scheme_jobs(sc: &Scenario) -> Vec<Job> {
         .iter()
         .map(|&(key, _)| {
             let (s, c) = match key {
-                "codel" => (with_queue(sc, CODEL), controller(sc, "none")),
+                "codel" => (with_queue(sc, CODEL), controller(sc, ORDINARY)),
                 "drw" => (sc.clone(), controller(sc, "drw")),
-                _ => (sc.clone(), controller(sc, "none")),
+                _ => (sc.clone(), controller(sc, ORDINARY)),
             };
             Job::new(key, s, c).with_series()
         })
@@ -218,13 +263,24 @@ fn fig2_sc() -> Scenario {
     scenario(library::MMWAVE_FIG2, "mmwave-fig2.toml")
 }
 
+/// DropTail with a plain Linux receiver (no buffer limit of its own, so
+/// Linux's default): (job key, legend).
+const PLAIN: (&str, &str) = ("droptail-plain", "DropTail, plain Linux receiver");
+
+/// The three schemes and DropTail with a plain Linux receiver.
+fn single_ue_jobs(sc: &Scenario) -> Vec<Job> {
+    let mut jobs = scheme_jobs(sc);
+    jobs.push(Job::new(PLAIN.0, sc.clone(), controller(sc, "none")).with_series());
+    jobs
+}
+
 // The blockage pattern spans the whole 10 s run, so quick runs it whole
-// (three runs, a few seconds of CPU).
+// (four runs, a few seconds of CPU).
 fn fig1_jobs(_quick: bool) -> Vec<Job> {
-    scheme_jobs(&fig1_sc())
+    single_ue_jobs(&fig1_sc())
 }
 fn fig2_jobs(_quick: bool) -> Vec<Job> {
-    scheme_jobs(&fig2_sc())
+    single_ue_jobs(&fig2_sc())
 }
 
 fn fig1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
@@ -244,6 +300,8 @@ struct Single {
     after: f64,
     drops: u64,
     retx: u64,
+    /// The most bytes in flight at once, MB.
+    peak_flight: f64,
 }
 
 fn single_ue(r: &Results, plots: &Path, id: &str, kind: &str, sc: &Scenario) -> Result<Analysis, StudyError> {
@@ -261,8 +319,9 @@ fn single_ue(r: &Results, plots: &Path, id: &str, kind: &str, sc: &Scenario) -> 
         "Mbit/s in 1 s after blockage".into(),
         "queue drops".into(),
         "retransmits".into(),
+        "peak in flight MB".into(),
     ]];
-    for (key, legend) in SCHEMES {
+    for (key, legend) in SCHEMES.into_iter().chain([PLAIN]) {
         let run = get(r, key)?;
         let f = flow(run, 0)?;
         let (rtt_time, rtt_peak) = delay(run, 0, 0.0);
@@ -279,6 +338,7 @@ fn single_ue(r: &Results, plots: &Path, id: &str, kind: &str, sc: &Scenario) -> 
             after: rtac_plot::mean(&after).unwrap_or(f64::NAN),
             drops: run.links.iter().map(|l| l.drops).sum(),
             retx: f.retransmits,
+            peak_flight: samples(run, 0, |x| x.in_flight as f64).iter().map(|p| p.1).fold(0.0, f64::max) / 1e6,
         };
         table.push(vec![
             legend.into(),
@@ -289,13 +349,18 @@ fn single_ue(r: &Results, plots: &Path, id: &str, kind: &str, sc: &Scenario) -> 
             format!("{:.0}", s.after),
             s.drops.to_string(),
             s.retx.to_string(),
+            fmt1(s.peak_flight),
         ]);
         m.push(s);
     }
-    let pts: Vec<(&str, f64, f64)> = SCHEMES.iter().zip(&m).map(|(s, x)| (s.1, x.rtt_time, x.tput)).collect();
+    let pts: Vec<(&str, f64, f64)> =
+        SCHEMES.iter().chain([&PLAIN]).zip(&m).map(|(s, x)| (s.1, x.rtt_time, x.tput)).collect();
     save(&tradeoff(format!("{what}: throughput vs delay"), &pts), plots, &format!("{id}-tradeoff"), &mut out)?;
-    let (dt, cd, drw) = (&m[0], &m[1], &m[2]);
+    let (dt, cd, drw, plain) = (&m[0], &m[1], &m[2], &m[3]);
     let base = base_rtt_ms(sc);
+    let bdp = bdp_bytes(sc);
+    let (ord_cap, ord_ws) = rwnd_cap(sc, &controller(sc, ORDINARY));
+    let (plain_cap, plain_ws) = rwnd_cap(sc, &controller(sc, "none"));
     let mut claims = vec![claim(
         &format!("{id}/codel"),
         SRC,
@@ -357,26 +422,41 @@ fn single_ue(r: &Results, plots: &Path, id: &str, kind: &str, sc: &Scenario) -> 
             ("droptail_peak_rtt_ms", dt.rtt_peak),
             ("drw_delay_ms", drw.rtt_time),
             ("drw_peak_rtt_ms", drw.rtt_peak),
+            ("droptail_peak_in_flight_mb", dt.peak_flight),
+            ("drw_peak_in_flight_mb", drw.peak_flight),
         ],
         dt_holds,
-        if dt_holds {
-            format!(
-                "DropTail's time-averaged RTT is {:.0} ms (peak {:.0} ms) against DRW's {:.0} ms, at {:.0} Mbit/s.",
-                dt.rtt_time, dt.rtt_peak, drw.rtt_time, dt.tput
-            )
-        } else {
-            format!(
-                "DropTail's time-averaged RTT is only {:.0} ms (peak {:.0} ms; DRW {:.0} ms). The simulated \
-                 receiver advertises at most {:.1} MB (window scale 7), below the line-of-sight BDP ({:.1} MB), so \
-                 an ordinary receiver caps the sender under the BDP in line of sight and the RLC buffer only fills \
-                 while the channel is blocked. The paper's ns-3 receiver let the window grow without that cap.",
-                dt.rtt_time,
-                dt.rtt_peak,
-                drw.rtt_time,
-                MAX_RWND as f64 / 1e6,
-                bdp_bytes(sc) / 1e6
-            )
-        },
+        format!(
+            "DropTail's time-averaged RTT is {:.0} ms (peak {:.0} ms) against DRW's {:.0} ms (peak {:.0} ms), at \
+             {:.0} against {:.0} Mbit/s; the sender keeps up to {:.1} MB in flight against DRW's {:.1} MB and {} \
+             packets overflowed the RLC buffer. {}{}",
+            dt.rtt_time,
+            dt.rtt_peak,
+            drw.rtt_time,
+            drw.rtt_peak,
+            dt.tput,
+            drw.tput,
+            dt.peak_flight,
+            drw.peak_flight,
+            dt.drops,
+            if ord_cap as f64 >= bdp {
+                format!(
+                    "The ordinary receiver's window (at most {:.1} MB, window scale {ord_ws}) is {:.1}x the {:.1} MB \
+                     line-of-sight BDP, so all but a BDP of what the sender has in flight waits in the RLC buffer.",
+                    ord_cap as f64 / 1e6,
+                    ord_cap as f64 / bdp,
+                    bdp / 1e6
+                )
+            } else {
+                format!(
+                    "The ordinary receiver can advertise at most {:.1} MB (window scale {ord_ws}), under the {:.1} MB \
+                     line-of-sight BDP, so its window, not the RLC buffer, bounds the queue in line of sight.",
+                    ord_cap as f64 / 1e6,
+                    bdp / 1e6
+                )
+            },
+            plain_note(plain, plain_cap, plain_ws, bdp, base)
+        ),
     ));
     Ok(Analysis {
         claims,
@@ -388,16 +468,37 @@ fn single_ue(r: &Results, plots: &Path, id: &str, kind: &str, sc: &Scenario) -> 
              the simulator's '{kind}' blockage shape (shaded), a model of the paper's measured traces, not the \
              traces themselves. The sender is CUBIC with SACK; the receiver ACKs every second segment (the paper \
              disabled delayed ACKs). Delay is the sender's smoothed RTT averaged over time (10 ms samples), as the \
-             paper plots it; per-packet means are in the table. Every receiver's advertised window is capped at \
-             {:.1} MB by the simulator's fixed window scale of 7, below this path's line-of-sight BDP of {:.1} MB: \
-             neither the ordinary receiver nor DRW can fill the link in line of sight (at most {:.0} Mbit/s), and \
-             DropTail's queue grows only while the channel is blocked.",
+             paper plots it; per-packet means are in the table. {} A fourth run, DropTail with a plain Linux \
+             receiver (no limit of its own, so Linux's default buffer: window scale {plain_ws}, at most {:.1} MB), \
+             shows what that default does (table and trade-off chart).",
             rate_name(sc),
-            MAX_RWND as f64 / 1e6,
-            bdp_bytes(sc) / 1e6,
-            MAX_RWND as f64 * 8.0 / (base / 1e3) / 1e6
+            caps_note(sc),
+            plain_cap as f64 / 1e6
         ),
     })
+}
+
+/// What DropTail does with a plain Linux receiver, whose window Linux's
+/// default buffer bounds.
+fn plain_note(plain: &Single, cap: u64, ws: u8, bdp: f64, base_ms: f64) -> String {
+    let limited = if (cap as f64) < bdp {
+        format!(
+            ", under the {:.1} MB BDP: in line of sight it holds the sender to {:.0} Mbit/s, so the RLC buffer fills \
+             only while the channel is blocked",
+            bdp / 1e6,
+            cap as f64 * 8.0 / (base_ms / 1e3) / 1e6
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        " With a plain Linux receiver instead (default buffer: window scale {ws}, at most {:.1} MB{limited}), DropTail \
+         averages {:.0} ms (peak {:.0} ms) at {:.0} Mbit/s.",
+        cap as f64 / 1e6,
+        plain.rtt_time,
+        plain.rtt_peak,
+        plain.tput
+    )
 }
 
 fn rate_name(sc: &Scenario) -> String {
@@ -426,8 +527,8 @@ const SHORT_MB: [u64; 4] = [1, 2, 5, 10];
 /// Mean time between short flows (Poisson), s.
 const SHORT_GAP_S: f64 = 0.5;
 
-/// Short flows over the long flow's channel, Poisson arrivals from the
-/// scenario's seed, from 0.5 s to 2 s before the end.
+/// Short flows of the long flow's UE (its RLC buffer and channel), Poisson
+/// arrivals from the scenario's seed, from 0.5 s to 2 s before the end.
 fn short_flows(sc: &Scenario) -> Vec<FlowSpec> {
     let mut rng = Rng::new(sc.seed).fork(3);
     let long = &sc.flows[0];
@@ -444,6 +545,7 @@ fn short_flows(sc: &Scenario) -> Vec<FlowSpec> {
             start: Duration::from_secs_f64(t),
             stop: None,
             bytes: Some(size * 1_000_000),
+            ue: long.ue,
             ..long.clone()
         });
         t += rng.exp(SHORT_GAP_S);
@@ -462,6 +564,25 @@ fn fig3_jobs(_quick: bool) -> Vec<Job> {
     scheme_jobs(&fig3_sc())
 }
 
+/// Per scheme in Fig. 3.
+struct Mixed {
+    /// The long flow's throughput, Mbit/s, and time-averaged RTT, ms.
+    long_tput: f64,
+    long_delay: f64,
+    /// All flows together, Mbit/s.
+    total: f64,
+    /// The short flows: how many finished, the mean completion time of
+    /// those that did (s), their mean RTT per packet (ms), their goodput
+    /// together (Mbit/s) and their retransmission timeouts.
+    done: usize,
+    completion: f64,
+    short_rtt: f64,
+    short_mbps: f64,
+    short_timeouts: u64,
+    /// Packets the UE's buffer dropped.
+    drops: u64,
+}
+
 fn fig3(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
     let sc = fig3_sc();
     let shade = blockages(&sc, 0);
@@ -473,29 +594,46 @@ fn fig3(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         "long flow Mbit/s".into(),
         "long flow RTT time-avg ms".into(),
         "short flows done".into(),
-        "short flow mean completion s".into(),
+        "short flow mean completion s (finished ones)".into(),
+        "short flow RTT per packet ms".into(),
+        "short flows Mbit/s".into(),
+        "short flow timeouts".into(),
         "all flows Mbit/s".into(),
+        "queue drops".into(),
     ]];
     let secs = sc.duration.as_secs_f64();
     let mut m = Vec::new();
     for (key, legend) in SCHEMES {
         let run = get(r, key)?;
         let long = flow(run, 0)?;
-        let (d, _) = delay(run, 0, 0.0);
-        let done: Vec<f64> = short
-            .iter()
-            .filter_map(|&i| run.flows.get(i).and_then(|f| f.completion))
-            .map(|c| c.as_secs_f64())
-            .collect();
-        let total = run.flows.iter().map(|f| f.bytes_delivered as f64).sum::<f64>() * 8.0 / secs / 1e6;
-        let completion = rtac_plot::mean(&done).unwrap_or(f64::NAN);
+        let (long_delay, _) = delay(run, 0, 0.0);
+        let shorts: Vec<&rtac_sim::FlowResult> = short.iter().filter_map(|&i| run.flows.get(i)).collect();
+        let done: Vec<f64> = shorts.iter().filter_map(|f| f.completion).map(|c| c.as_secs_f64()).collect();
+        let samples: u64 = shorts.iter().map(|f| f.rtt_samples).sum();
+        let short_rtt =
+            shorts.iter().map(|f| f.rtt_mean_ms * f.rtt_samples as f64).sum::<f64>() / samples.max(1) as f64;
+        let x = Mixed {
+            long_tput: long.throughput_mbps,
+            long_delay,
+            total: run.flows.iter().map(|f| f.bytes_delivered as f64).sum::<f64>() * 8.0 / secs / 1e6,
+            done: done.len(),
+            completion: rtac_plot::mean(&done).unwrap_or(f64::NAN),
+            short_rtt,
+            short_mbps: shorts.iter().map(|f| f.bytes_delivered as f64).sum::<f64>() * 8.0 / secs / 1e6,
+            short_timeouts: shorts.iter().map(|f| f.timeouts).sum(),
+            drops: run.links.iter().map(|l| l.drops).sum(),
+        };
         table.push(vec![
             legend.into(),
-            format!("{:.0}", long.throughput_mbps),
-            fmt1(d),
-            format!("{}/{}", done.len(), short.len()),
-            format!("{completion:.3}"),
-            format!("{total:.0}"),
+            format!("{:.0}", x.long_tput),
+            fmt1(x.long_delay),
+            format!("{}/{}", x.done, short.len()),
+            format!("{:.3}", x.completion),
+            fmt1(x.short_rtt),
+            fmt1(x.short_mbps),
+            x.short_timeouts.to_string(),
+            format!("{:.0}", x.total),
+            x.drops.to_string(),
         ]);
         let chart = TimeSeriesChart::new(format!("{legend}: application rate of the long flow and the short flows"))
             .y_label("Application rate", "Mbit/s")
@@ -505,16 +643,19 @@ fn fig3(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
             .y2_label("RTT", "ms")
             .shade("blockage", shade.iter().copied());
         save(&chart, plots, &format!("mmwave-fig3-{key}"), &mut out)?;
-        m.push((long.throughput_mbps, d, total, completion));
+        m.push(x);
     }
     let bars = BarChart::new("Long and short flows: throughput by scheme")
         .categories(SCHEMES.map(|s| s.1))
-        .series("all flows", &m.iter().map(|x| x.2).collect::<Vec<_>>())
-        .series("long flow", &m.iter().map(|x| x.0).collect::<Vec<_>>())
+        .series("all flows", &m.iter().map(|x| x.total).collect::<Vec<_>>())
+        .series("long flow", &m.iter().map(|x| x.long_tput).collect::<Vec<_>>())
         .y_label("Throughput", "Mbit/s");
     save(&bars, plots, "mmwave-fig3-summary", &mut out)?;
-    let (dt, cd, drw) = (m[0], m[1], m[2]);
-    let holds = cd.1 < dt.1 && drw.1 < dt.1 && drw.2 >= 0.9 * dt.2 && cd.2 <= 0.8 * dt.2;
+    let (dt, cd, drw) = (&m[0], &m[1], &m[2]);
+    let holds = cd.long_delay < dt.long_delay
+        && drw.long_delay < dt.long_delay
+        && drw.total >= 0.9 * dt.total
+        && cd.total <= 0.8 * dt.total;
     let claims = vec![claim(
         "mmwave-fig3/short-flows",
         SRC,
@@ -522,31 +663,67 @@ fn fig3(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
          throughput (checked: both below DropTail's time-averaged RTT; DRW at least 90 %, CoDel at most 80 % of \
          DropTail's total throughput)",
         &[
-            ("droptail_delay_ms", dt.1),
-            ("codel_delay_ms", cd.1),
-            ("drw_delay_ms", drw.1),
-            ("droptail_total_mbps", dt.2),
-            ("codel_total_mbps", cd.2),
-            ("drw_total_mbps", drw.2),
+            ("droptail_delay_ms", dt.long_delay),
+            ("codel_delay_ms", cd.long_delay),
+            ("drw_delay_ms", drw.long_delay),
+            ("droptail_total_mbps", dt.total),
+            ("codel_total_mbps", cd.total),
+            ("drw_total_mbps", drw.total),
+            ("droptail_short_rtt_ms", dt.short_rtt),
+            ("codel_short_rtt_ms", cd.short_rtt),
+            ("drw_short_rtt_ms", drw.short_rtt),
+            ("droptail_short_done", dt.done as f64),
+            ("codel_short_done", cd.done as f64),
+            ("drw_short_done", drw.done as f64),
+            ("droptail_short_mbps", dt.short_mbps),
+            ("codel_short_mbps", cd.short_mbps),
+            ("drw_short_mbps", drw.short_mbps),
         ],
         holds,
         format!(
             "Long flow's time-averaged RTT: DropTail {:.0} ms, CoDel {:.0} ms, DRW {:.0} ms; all flows together: \
-             {:.0}, {:.0} and {:.0} Mbit/s.{}",
-            dt.1,
-            cd.1,
-            drw.1,
-            dt.2,
-            cd.2,
-            drw.2,
-            if drw.1 < dt.1 {
-                String::new()
-            } else {
+             {:.0}, {:.0} and {:.0} Mbit/s. The short flows share the UE's RLC buffer and see its queue: their RTT \
+             per packet is {:.0}, {:.0} and {:.0} ms; {}, {} and {} of the {} finished (the finished ones in {:.2}, \
+             {:.2} and {:.2} s on average), at {:.1}, {:.1} and {:.1} Mbit/s together with {}, {} and {} \
+             retransmission timeouts.{}",
+            dt.long_delay,
+            cd.long_delay,
+            drw.long_delay,
+            dt.total,
+            cd.total,
+            drw.total,
+            dt.short_rtt,
+            cd.short_rtt,
+            drw.short_rtt,
+            dt.done,
+            cd.done,
+            drw.done,
+            short.len(),
+            dt.completion,
+            cd.completion,
+            drw.completion,
+            dt.short_mbps,
+            cd.short_mbps,
+            drw.short_mbps,
+            dt.short_timeouts,
+            cd.short_timeouts,
+            drw.short_timeouts,
+            if dt.done < drw.done {
                 format!(
-                    " DropTail's queue stays short because the receivers' windows are capped at {:.1} MB (window \
-                     scale 7), under the line-of-sight BDP.",
-                    MAX_RWND as f64 / 1e6
+                    " Behind DropTail's standing queue a short flow's slow start doubles its window only once per \
+                     queue-long RTT{}, while the long flow keeps the link.",
+                    match (dt.short_timeouts, dt.drops) {
+                        (0, _) => String::new(),
+                        (t, 0) => format!(
+                            ", and the queue's RTT outgrows the retransmission timer ({t} timeouts without a single \
+                             drop), so the short flows restart slow start after each"
+                        ),
+                        (t, d) =>
+                            format!("; {d} packets overflowed the buffer and the short flows timed out {t} times"),
+                    }
                 )
+            } else {
+                String::new()
             }
         ),
     )];
@@ -557,12 +734,12 @@ fn fig3(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         notes: format!(
             "The long download of Fig. 2's UE (2 Gbit/s LoS, RTT_min 40 ms, a 2 s building blockage from 4 s) with \
              {} short CUBIC flows of 1-10 MB arriving as a Poisson process (mean gap {SHORT_GAP_S} s; the paper \
-             gives neither sizes nor rate). Every flow's receiver runs the scheme's controller. Where the simulator \
-             differs: a base station here keeps one queue per flow, not one RLC buffer per UE, so the short flows \
-             do not wait behind the long flow's queue; they share the UE's channel through the round-robin \
-             scheduler. Their delay therefore shows only their own queue, and the comparison rests on the long \
-             flow's delay and on throughput.",
-            n - 1
+             gives neither sizes nor rate). All flows belong to the one UE: they share its 50,000-packet RLC buffer \
+             (DropTail or CoDel) and its channel, so a short flow's packets wait behind whatever the long flow has \
+             queued. Every flow's receiver runs the scheme's controller; each DRW receiver gets the UE's bandwidth \
+             hint and sizes its own window from it. {}",
+            n - 1,
+            caps_note(&sc)
         ),
     })
 }
@@ -591,7 +768,25 @@ fn fig4(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         "Mbit/s per UE".into(),
         "RTT time-avg ms".into(),
         "RTT per packet ms".into(),
+        "RTT peak ms".into(),
     ]];
+    // UEs 3 and 4 under DRW: bytes in flight as the building cuts in, and
+    // the RTT peak that follows.
+    let drw_run = get(r, "drw")?;
+    let caught: Vec<(f64, f64)> = GROUPS[1]
+        .2
+        .iter()
+        .map(|&i| {
+            let at = blockages(&sc, i).first().map_or(f64::NAN, |b| b.0);
+            let flight = samples(drw_run, i, |x| x.in_flight as f64)
+                .into_iter()
+                .take_while(|p| p.0 <= at)
+                .last()
+                .map_or(f64::NAN, |p| p.1);
+            (flight / 1e6, delay(drw_run, i, from).1)
+        })
+        .collect();
+    let share_mb = bdp_bytes(&sc) / sc.flows.iter().map(|f| f.count as f64).sum::<f64>() / 1e6;
     for (gkey, gname, ids) in GROUPS {
         let mut pts = Vec::new();
         for (key, legend) in SCHEMES {
@@ -599,13 +794,16 @@ fn fig4(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
             let mut t = 0.0;
             let mut d = 0.0;
             let mut p = 0.0;
+            let mut peak = 0.0f64;
             for &i in &ids {
                 let f = flow(run, i)?;
+                let (mean, max) = delay(run, i, from);
                 t += f.throughput_mbps / ids.len() as f64;
                 p += f.rtt_mean_ms / ids.len() as f64;
-                d += delay(run, i, from).0 / ids.len() as f64;
+                d += mean / ids.len() as f64;
+                peak = peak.max(max);
             }
-            table.push(vec![gname.into(), legend.into(), format!("{t:.0}"), fmt1(d), fmt1(p)]);
+            table.push(vec![gname.into(), legend.into(), format!("{t:.0}"), fmt1(d), fmt1(p), fmt1(peak)]);
             pts.push((legend, d, t));
         }
         save(
@@ -639,26 +837,33 @@ fn fig4(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
                     cd.1,
                     drw.2,
                     drw.1,
-                    if holds { String::new() } else { format!("{BOUNCE_NOTE}{RR_NOTE}") }
+                    if drw.1 > 1.5 * cd.1 { BOUNCE_NOTE } else { "" }
                 ),
             ));
         } else {
             let best_t = pts.iter().map(|p| p.2).fold(0.0, f64::max);
             let least_d = pts.iter().map(|p| p.1).fold(f64::MAX, f64::min);
             let holds = drw.2 >= 0.95 * best_t && drw.1 <= 1.1 * least_d;
+            let mut measured = vec![
+                ("droptail_mbps", dt.2),
+                ("codel_mbps", cd.2),
+                ("drw_mbps", drw.2),
+                ("droptail_delay_ms", dt.1),
+                ("codel_delay_ms", cd.1),
+                ("drw_delay_ms", drw.1),
+            ];
+            measured.extend([
+                ("drw_ue3_in_flight_at_blockage_mb", caught[0].0),
+                ("drw_ue3_peak_rtt_ms", caught[0].1),
+                ("drw_ue4_in_flight_at_blockage_mb", caught[1].0),
+                ("drw_ue4_peak_rtt_ms", caught[1].1),
+            ]);
             claims.push(claim(
                 "mmwave-fig4/nlos",
                 SRC,
                 "For the 2 LoS-NLoS-LoS UEs, DRW shows the best performance (checked: DRW within 5 % of the best \
                  throughput and within 10 % of the least delay)",
-                &[
-                    ("droptail_mbps", dt.2),
-                    ("codel_mbps", cd.2),
-                    ("drw_mbps", drw.2),
-                    ("droptail_delay_ms", dt.1),
-                    ("codel_delay_ms", cd.1),
-                    ("drw_delay_ms", drw.1),
-                ],
+                &measured,
                 holds,
                 format!(
                     "Per LoS-NLoS-LoS UE: DropTail {:.0} Mbit/s at {:.0} ms, CoDel {:.0} at {:.0} ms, DRW {:.0} at \
@@ -669,7 +874,23 @@ fn fig4(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
                     cd.1,
                     drw.2,
                     drw.1,
-                    if holds { String::new() } else { format!("{BOUNCE_NOTE}{RR_NOTE}") }
+                    if holds {
+                        String::new()
+                    } else {
+                        format!(
+                            " When the building cuts in, DRW's UEs 3 and 4 have {:.1} and {:.1} MB in flight (a \
+                             quarter of the cell's LoS BDP is {share_mb:.1} MB): DRW lets the window up to RTT_min x \
+                             the UE's whole channel rate whenever the RTT is within RTT_min + 10 ms, and a window \
+                             already offered cannot be taken back, so that data drains at the blocked UE's quarter \
+                             of the air time at the NLoS rate and the RTT peaks at {:.0} and {:.0} ms. CoDel drops \
+                             instead and keeps the delay low at {:.0} % of DRW's throughput.{BOUNCE_NOTE}",
+                            caught[0].0,
+                            caught[1].0,
+                            caught[0].1,
+                            caught[1].1,
+                            cd.2 / drw.2 * 100.0
+                        )
+                    }
                 ),
             ));
         }
@@ -680,31 +901,30 @@ fn fig4(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         ts = ts.series(legend, rate(get(r, key)?, &[2], BIN));
     }
     save(&ts.shade("UE 3 blocked", blockages(&sc, 2)), plots, "mmwave-fig4-ue3", &mut out)?;
+    let mut rt = TimeSeriesChart::new("UE 3 (LoS-NLoS-LoS): RTT").y_label("RTT", "ms");
+    for (key, legend) in SCHEMES {
+        rt = rt.series(legend, srtt(get(r, key)?, 2));
+    }
+    save(&rt.shade("UE 3 blocked", blockages(&sc, 2)), plots, "mmwave-fig4-ue3-rtt", &mut out)?;
     Ok(Analysis {
         claims,
         plots: out,
         table,
         notes: format!(
             "Four UEs on one base station, each with its own 50,000-packet queue and a 2 Gbit/s LoS channel, RTT_min \
-             40 ms; UE 3 is blocked by a building from 3 s and UE 4 from 5 s, 2 s each. Statistics from 1 s. DRW's \
-             allocated bandwidth is the UE's channel rate divided among the backlogged UEs.{RR_NOTE} The receivers' \
-             windows are capped at {:.1} MB (window scale 7).",
-            MAX_RWND as f64 / 1e6
+             40 ms; UE 3 is blocked by a building from 3 s and UE 4 from 5 s, 2 s each. Statistics from 1 s. The \
+             base station's round robin shares air time equally among the backlogged UEs, as a MAC scheduler's \
+             time slots do, so a blocked UE's slow channel costs the others nothing. DRW's hint is the UE's channel \
+             rate (total) and that rate divided among the backlogged UEs (allocated). {}",
+            caps_note(&sc)
         ),
     })
 }
 
 /// Why DRW's delay stays above CoDel's with several UEs.
-const BOUNCE_NOTE: &str =
-    " DRW's delay stays well above RTT_min here because each UE's window keeps switching between \
-                           RTT_min x total and RTT_min x allocated bandwidth (mmwave-fig5 shows the cycle), so the \
-                           queues refill every few hundred ms.";
-
-/// How the simulated round robin differs from a MAC scheduler's.
-const RR_NOTE: &str = " The simulator's round robin serves one packet per backlogged UE in turn, so a blocked UE's \
-                        slow packets take air time from the others (throughput-fair), while an LTE/mmWave MAC round \
-                        robin shares resources (time-fair) and leaves LoS UEs their rate; DRW's 'allocated \
-                        bandwidth' hint (channel rate / backlogged UEs) assumes the latter.";
+const BOUNCE_NOTE: &str = " DRW's delay stays well above RTT_min here because each UE's window keeps switching \
+                           between RTT_min x total and RTT_min x allocated bandwidth (mmwave-fig5 shows the cycle), \
+                           so the queues refill every few hundred ms.";
 
 // ---- Fig. 5: UEs joining and leaving ------------------------------------------
 
@@ -732,7 +952,10 @@ fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
     let base = base_rtt_ms(&sc) / 1e3;
     let total = sc.links[0].rate.bps() as f64 / 8.0;
     let upper = total * base;
-    let eff_upper = upper.min(MAX_RWND as f64);
+    // The receiver's own limit (tcp_rmem_max within its window scale) could
+    // hold the window under the upper bound.
+    let (cap, wscale) = rwnd_cap(&sc, &controller(&sc, "drw"));
+    let eff_upper = upper.min(cap as f64);
     let lower = |t: f64| total / active(&sc, t).max(1) as f64 * base;
     let rwnd = samples(run, 0, |x| x.rwnd as f64);
     let mb = 1e6;
@@ -750,7 +973,6 @@ fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         .series("rwnd of UE 1", rwnd.iter().map(|p| (p.0, p.1 / mb)))
         .series("RTT_min x total bandwidth", rwnd.iter().map(|p| (p.0, upper / mb)))
         .series("RTT_min x allocated bandwidth", rwnd.iter().map(|p| (p.0, lower(p.0) / mb)))
-        .series("largest window (scale 7)", rwnd.iter().map(|p| (p.0, MAX_RWND as f64 / mb)))
         .series_on("RTT of UE 1", Axis::Right, srtt(run, 0))
         .y2_label("RTT", "ms")
         .shade("other UEs active", [(1.0, 9.0)]);
@@ -822,7 +1044,7 @@ fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
                  as data arrives.",
                 between * 100.0,
                 eff_upper / mb,
-                if upper > MAX_RWND as f64 { ", capped by the window scale from 10 MB" } else { "" },
+                if upper > cap as f64 { ", capped by the receiver's largest window" } else { "" },
                 at_upper * 100.0,
                 at_lower * 100.0
             ),
@@ -880,10 +1102,18 @@ fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
             "Four UEs, one base station (round robin, a 50,000-packet queue per UE), 2 Gbit/s LoS each, RTT_min \
              40 ms, every receiver DRW (delta 10 ms). UE 1 downloads for the whole 10 s; UEs 2-4 start at 1, 2, 3 s \
              and stop at 7, 8, 9 s. The bounds are drawn with the propagation RTT_min (40 ms) and the allocation \
-             of a round robin among the sending UEs. The upper bound, 2 Gbit/s x 40 ms = 10 MB, exceeds the {:.1} MB \
-             a receiver with window scale 7 can advertise, so the window tops out at that cap; the claims use the \
-             capped bound.",
-            MAX_RWND as f64 / 1e6
+             of a round robin among the sending UEs. The upper bound, {:.1} Gbit/s x {:.0} ms = {:.1} MB, is {} the \
+             {:.1} MB that DRW's tcp_rmem_max (window scale {wscale}) lets the receiver advertise{}.",
+            total * 8.0 / 1e9,
+            base * 1e3,
+            upper / mb,
+            if upper > cap as f64 { "above" } else { "within" },
+            cap as f64 / mb,
+            if upper > cap as f64 {
+                ", so the window tops out there and the claims use that cap as the upper bound"
+            } else {
+                ""
+            }
         ),
     })
 }
@@ -902,6 +1132,15 @@ mod tests {
     }
 
     #[test]
+    fn the_ordinary_receiver_and_drw_have_the_same_largest_window_above_the_bdp() {
+        for sc in [fig1_sc(), fig2_sc(), fig3_sc(), fig4_sc()] {
+            let ord = rwnd_cap(&sc, &controller(&sc, ORDINARY));
+            assert_eq!(ord, rwnd_cap(&sc, &controller(&sc, "drw")), "{}", sc.name);
+            assert!(ord.0 as f64 >= bdp_bytes(&sc), "{}: {ord:?}", sc.name);
+        }
+    }
+
+    #[test]
     fn blockage_intervals_follow_the_channel() {
         let b = blockages(&fig2_sc(), 0);
         assert_eq!(b.len(), 1);
@@ -913,10 +1152,11 @@ mod tests {
     }
 
     #[test]
-    fn short_flows_ride_the_long_flows_channel() {
+    fn short_flows_share_the_long_flows_ue() {
         let sc = fig3_sc();
         assert!(sc.flows.len() > 5);
         assert!(sc.flows[1..].iter().all(|f| f.bytes.is_some() && f.channel.is_some()));
+        assert!(sc.flows[0].ue.is_some() && sc.flows.iter().all(|f| f.ue == sc.flows[0].ue), "one UE, one RLC buffer");
         assert_eq!(active(&fig5_sc(), 5.0), 4);
         assert_eq!(active(&fig5_sc(), 9.5), 1);
     }

@@ -543,21 +543,7 @@ impl Reader<'_> {
                 }
             };
             let delay = f.duration("delay")?.unwrap_or(Duration::ZERO);
-            let qpath = join(&path, "queue");
-            let queue = match f.get("queue") {
-                None => QueueSpec::parse(DEFAULT_QUEUE).map_err(|e| self.err(&qpath, e.to_string()))?,
-                Some(Value::String(s)) => QueueSpec::parse(s).map_err(|e| self.err(&qpath, e.to_string()))?,
-                Some(Value::Table(qt)) => self.queue_table(&qpath, qt)?,
-                Some(other) => {
-                    return Err(self.err(
-                        qpath,
-                        format!(
-                            "expected a queue such as \"droptail:packets=1000\" or {{ kind = \"droptail\", packets = 1000 }}, got {}",
-                            show(other)
-                        ),
-                    ))
-                }
-            };
+            let queue = self.queue(&join(&path, "queue"), f.get("queue"))?;
             links.push(LinkSpec { name, rate, service, delay, queue, per_flow, loss });
         }
         Ok(links)
@@ -577,17 +563,7 @@ impl Reader<'_> {
             None => return Err(self.err(join(&path, "rate"), "missing: the link's rate, such as rate = \"1gbit\"")),
         };
         let delay = f.duration("delay")?.unwrap_or(Duration::ZERO);
-        let qpath = join(&path, "queue");
-        let queue = match f.get("queue") {
-            None => QueueSpec::parse(DEFAULT_QUEUE).map_err(|e| self.err(&qpath, e.to_string()))?,
-            Some(Value::String(s)) => QueueSpec::parse(s).map_err(|e| self.err(&qpath, e.to_string()))?,
-            Some(Value::Table(qt)) => self.queue_table(&qpath, qt)?,
-            Some(other) => {
-                return Err(
-                    self.err(qpath, format!("expected a queue such as \"droptail:packets=1000\", got {}", show(other)))
-                )
-            }
-        };
+        let queue = self.queue(&join(&path, "queue"), f.get("queue"))?;
         Ok(Some(LinkSpec {
             name: format!("{flow}.{key}"),
             rate,
@@ -666,6 +642,23 @@ impl Reader<'_> {
             events.push(Blockage { kind, at: start, duration: f.duration("duration")? });
         }
         blockage_profile(los, &events).map_err(|m| self.err(field, m))
+    }
+
+    /// A link's `queue`: a spec string, a `{ kind = ..., key = value }` table,
+    /// or absent (the default).
+    fn queue(&self, qpath: &str, v: Option<&Value>) -> Result<QueueSpec, ScenarioError> {
+        match v {
+            None => QueueSpec::parse(DEFAULT_QUEUE).map_err(|e| self.err(qpath, e.to_string())),
+            Some(Value::String(s)) => QueueSpec::parse(s).map_err(|e| self.err(qpath, e.to_string())),
+            Some(Value::Table(qt)) => self.queue_table(qpath, qt),
+            Some(other) => Err(self.err(
+                qpath,
+                format!(
+                    "expected a queue such as \"droptail:packets=1000\" or {{ kind = \"droptail\", packets = 1000 }}, got {}",
+                    show(other)
+                ),
+            )),
+        }
     }
 
     fn queue_table(&self, qpath: &str, qt: &Table) -> Result<QueueSpec, ScenarioError> {

@@ -201,9 +201,23 @@ fn timing() {
 
 fn fidelity() {
     println!("\n== Fidelity: one CUBIC flow, rtac sim vs rtac emu (iperf3 -t 20; sender's mean RTT)");
-    for (rate, delay, packets) in [("50mbit", "20ms", 200), ("50mbit", "40ms", 1000), ("20mbit", "10ms", 100)] {
+    let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/mahimahi");
+    let verizon = traces.join("Verizon-LTE-short.down").to_str().unwrap().to_string();
+    let tmobile = traces.join("TMobile-LTE-short.down").to_str().unwrap().to_string();
+    let links: [(&str, &str, u32); 5] = [
+        ("50mbit", "20ms", 200),
+        ("50mbit", "40ms", 1000),
+        ("20mbit", "10ms", 100),
+        (&verizon, "20ms", 100),
+        (&tmobile, "20ms", 100),
+    ];
+    for (rate, delay, packets) in links {
+        // A rate, or a Mahimahi trace (whose uplink is a 50 Mbit/s link).
+        let is_trace = rate.contains('/');
+        let service = if is_trace { format!("trace = \"{rate}\"") } else { format!("rate = \"{rate}\"") };
+        let up = if is_trace { "50mbit" } else { rate };
         let toml = format!(
-            "duration = \"20s\"\ncontrollers = [\"none\"]\n[[link]]\nname = \"bn\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\n\
+            "duration = \"20s\"\ncontrollers = [\"none\"]\n[[link]]\nname = \"bn\"\n{service}\ndelay = \"{delay}\"\n\
              queue = \"droptail:packets={packets}\"\n[[flow]]\ncc = \"cubic\"\n"
         );
         let sc = rtac_sim::scenario::parse_str(&toml, "fidelity").unwrap();
@@ -213,7 +227,7 @@ fn fidelity() {
             "--down",
             rate,
             "--up",
-            rate,
+            up,
             "--delay",
             delay,
             "--queue",
@@ -236,8 +250,9 @@ fn fidelity() {
         let g = goodput_mbps(&j);
         let rtt = j["server_output_json"]["end"]["streams"][0]["sender"]["mean_rtt"].as_f64().unwrap() / 1e3;
         let (sg, sr) = (sim.flows[0].throughput_mbps, sim.flows[0].rtt_mean_ms);
+        let name = rate.rsplit('/').next().unwrap_or(rate);
         println!(
-            "  {rate} --delay {delay} droptail:packets={packets}: sim {sg:.2} Mbit/s {sr:.1} ms; emu {g:.2} Mbit/s {rtt:.1} ms; \
+            "  {name} --delay {delay} droptail:packets={packets}: sim {sg:.2} Mbit/s {sr:.1} ms; emu {g:.2} Mbit/s {rtt:.1} ms; \
              throughput {:+.1} %, RTT {:+.1} %",
             (g / sg - 1.0) * 100.0,
             (rtt / sr - 1.0) * 100.0

@@ -127,26 +127,24 @@ fn main() -> ExitCode {
     }
 }
 
-/// The exit status of a command that runs other programs: theirs, or 2 for
-/// bad input and 1 for other failures.
-fn external(r: Result<i32, rtac_emu::EmuError>) -> ExitCode {
+/// The exit status of a command that runs other programs: theirs, or the
+/// error's own status (2 for bad input, 1 for other failures).
+fn exit_status<E: std::fmt::Display>(r: Result<i32, E>, code: impl Fn(&E) -> i32) -> ExitCode {
     match r {
-        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        Ok(status) => ExitCode::from(status.clamp(0, 255) as u8),
         Err(e) => {
             eprintln!("rtac: error: {e}");
-            ExitCode::from(e.exit_code().clamp(1, 255) as u8)
+            ExitCode::from(code(&e).clamp(1, 255) as u8)
         }
     }
 }
 
+fn external(r: Result<i32, rtac_emu::EmuError>) -> ExitCode {
+    exit_status(r, rtac_emu::EmuError::exit_code)
+}
+
 fn agent(r: Result<i32, rtac_agent::AgentError>) -> ExitCode {
-    match r {
-        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
-        Err(e) => {
-            eprintln!("rtac: error: {e}");
-            ExitCode::from(e.exit_code().clamp(1, 255) as u8)
-        }
-    }
+    exit_status(r, rtac_agent::AgentError::exit_code)
 }
 
 /// Agent logs (one file each) are drawn by the agent, emulator logs by the

@@ -51,9 +51,14 @@ impl Ord for Entry {
     }
 }
 
+/// Two heaps under one sequence counter. Flow timers wait apart: most are
+/// superseded by an earlier deadline long before they are due (a delayed
+/// ACK ahead of the retransmission timer), and kept with the packet events
+/// they would make up most of the heap, deepening every pop.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
+    timers: BinaryHeap<Entry>,
     seq: u64,
     popped: u64,
 }
@@ -61,15 +66,25 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn push(&mut self, time: Instant, event: Event) {
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, event });
+        let entry = Entry { time, seq: self.seq, event };
+        match event {
+            Event::FlowTimer(_) => self.timers.push(entry),
+            _ => self.heap.push(entry),
+        }
     }
 
     /// The earliest event at or before `until`.
     pub fn pop_until(&mut self, until: Instant) -> Option<(Instant, Event)> {
-        if self.heap.peek()?.time > until {
+        // `Entry`'s order is reversed: the greater entry is the earlier.
+        let heap = match (self.heap.peek(), self.timers.peek()) {
+            (Some(e), Some(t)) if t > e => &mut self.timers,
+            (None, Some(_)) => &mut self.timers,
+            _ => &mut self.heap,
+        };
+        if heap.peek()?.time > until {
             return None;
         }
-        let e = self.heap.pop()?;
+        let e = heap.pop()?;
         self.popped += 1;
         Some((e.time, e.event))
     }
@@ -93,6 +108,27 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop_until(Instant::MAX)).map(|(_, e)| e).collect();
         assert_eq!(order, vec![Event::LinkFree(1), Event::LinkFree(3), Event::LinkFree(0), Event::LinkFree(2)]);
         assert_eq!(q.processed(), 4);
+    }
+
+    #[test]
+    fn timers_and_packet_events_share_one_order() {
+        let mut q = EventQueue::default();
+        q.push(Instant::from_millis(2), Event::FlowTimer(0));
+        q.push(Instant::from_millis(2), Event::LinkArrive(1));
+        q.push(Instant::from_millis(1), Event::FlowTimer(2));
+        q.push(Instant::from_millis(3), Event::AckArrive(3));
+        q.push(Instant::from_millis(2), Event::FlowTimer(4));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(Instant::MAX)).map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            vec![
+                Event::FlowTimer(2),
+                Event::FlowTimer(0),
+                Event::LinkArrive(1),
+                Event::FlowTimer(4),
+                Event::AckArrive(3)
+            ]
+        );
     }
 
     #[test]

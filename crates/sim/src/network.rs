@@ -91,6 +91,9 @@ pub struct Link {
     /// Packets propagating, with their arrival time at the far end.
     pub wire: VecDeque<(Instant, Packet)>,
     pub stats: LinkStats,
+    /// Whether a report shows this link. Private access and egress links
+    /// are not shown and keep no departure statistics.
+    reported: bool,
 }
 
 #[derive(Debug, Default)]
@@ -159,7 +162,13 @@ impl Link {
             rng,
             wire: VecDeque::new(),
             stats: LinkStats::default(),
+            reported: true,
         }
+    }
+
+    /// A flow's private access or egress link, which no report shows.
+    pub fn private(spec: &LinkSpec, seed: u64, flow: u32, channels: &[Option<&RateProfile>]) -> Self {
+        Link { reported: false, ..Link::new(spec, seed, &[(flow, 0)], channels) }
     }
 
     fn station(&self, pkt: &Packet) -> usize {
@@ -220,17 +229,23 @@ impl Link {
             return None;
         };
         let size = d.packet.wire_size();
+        let shared = self.stations.len() > 1;
         let st = &mut self.stations[s];
         let free_at = st.server.transmit(now, size);
-        let airtime = (free_at - now).as_secs_f64();
-        st.airtime += airtime;
-        self.airtime_clock = st.airtime - airtime;
-        st.served_avg = st.served_avg_at(now) + size as f64 * 8.0 / PF_TAU;
-        st.served_at = now;
+        // The schedulers' state: only a link with several stations chooses.
+        if shared {
+            let airtime = (free_at - now).as_secs_f64();
+            st.airtime += airtime;
+            self.airtime_clock = st.airtime - airtime;
+            st.served_avg = st.served_avg_at(now) + size as f64 * 8.0 / PF_TAU;
+            st.served_at = now;
+        }
         self.busy = true;
-        self.stats.departures += 1;
-        self.stats.busy += free_at - now;
-        self.stats.sojourn_us.record(d.sojourn.as_micros());
+        if self.reported {
+            self.stats.departures += 1;
+            self.stats.busy += free_at - now;
+            self.stats.sojourn_us.record(d.sojourn.as_micros());
+        }
         let arrive = free_at + self.delay;
         let was_empty = self.wire.is_empty();
         self.wire.push_back((arrive, d.packet));

@@ -127,11 +127,11 @@ impl<'a> World<'a> {
         for (f, spec) in specs.iter().enumerate() {
             if let Some(a) = &spec.access {
                 flows[f].path.insert(0, links.len() as u32);
-                links.push(Link::new(a, rng.next_u64(), &[(f as u32, 0)], &channels));
+                links.push(Link::private(a, rng.next_u64(), f as u32, &channels));
             }
             if let Some(e) = &spec.egress {
                 flows[f].path.push(links.len() as u32);
-                links.push(Link::new(e, rng.next_u64(), &[(f as u32, 0)], &channels));
+                links.push(Link::private(e, rng.next_u64(), f as u32, &channels));
             }
         }
         let mut events = EventQueue::default();

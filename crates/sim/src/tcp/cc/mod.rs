@@ -16,7 +16,7 @@ pub use bbr::{Bbr, BbrMode};
 pub use cubic::Cubic;
 pub use htcp::Htcp;
 pub use reno::Reno;
-pub use tcp_gt::TcpGt;
+pub use tcp_gt::{TcpGt, RTT_BASE as TCP_GT_RTT_BASE};
 pub use vegas::Vegas;
 pub use westwood::Westwood;
 
@@ -159,11 +159,22 @@ pub enum CcKind {
     Westwood,
     Bbr,
     TcpGt,
+    /// TCP-GT with eq. (5)'s local minimum over a fixed time span: an
+    /// ablation ([`TcpGt::with_time_window`]).
+    TcpGtTimeWindow,
 }
 
 impl CcKind {
-    pub const ALL: [CcKind; 7] =
-        [CcKind::Reno, CcKind::Cubic, CcKind::Htcp, CcKind::Vegas, CcKind::Westwood, CcKind::Bbr, CcKind::TcpGt];
+    pub const ALL: [CcKind; 8] = [
+        CcKind::Reno,
+        CcKind::Cubic,
+        CcKind::Htcp,
+        CcKind::Vegas,
+        CcKind::Westwood,
+        CcKind::Bbr,
+        CcKind::TcpGt,
+        CcKind::TcpGtTimeWindow,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             CcKind::Reno => "reno",
@@ -173,6 +184,7 @@ impl CcKind {
             CcKind::Westwood => "westwood",
             CcKind::Bbr => "bbr",
             CcKind::TcpGt => "tcp-gt",
+            CcKind::TcpGtTimeWindow => "tcp-gt-timewin",
         }
     }
     /// A fresh control, assuming the default MSS (BBR needs the segment
@@ -193,6 +205,7 @@ impl CcKind {
             CcKind::Westwood => AnyCc::Westwood(Westwood::default()),
             CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(mss, seed))),
             CcKind::TcpGt => AnyCc::TcpGt(TcpGt::default()),
+            CcKind::TcpGtTimeWindow => AnyCc::TcpGt(TcpGt::with_time_window()),
         }
     }
 }

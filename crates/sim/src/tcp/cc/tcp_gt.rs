@@ -12,10 +12,20 @@
 //! Segments stand for the paper's bytes: with G, T and phi in segments per
 //! second the MTU of eqs. (15) and (17) cancels. The paper defines neither
 //! slow start nor a loss response; the window grows by eq. (15) from the
-//! initial window, and a loss halves it as RFC 5681 does.
+//! initial window, and a loss halves it as RFC 5681 does. While loss
+//! recovery runs the window is recovery's: an epoch that overlaps it is not
+//! measured, and the split windows merge (s = 1), so that a burst of loss
+//! does not leave an increase computed from its collapsed goodput.
+//!
+//! [`TcpGt::with_time_window`] is an ablation, not the paper's algorithm:
+//! eq. (5)'s local minimum over a fixed 10 rtt_base = 500 ms instead of the
+//! last 10 epochs. Ten epochs span ten of the flow's own RTTs, so flows with
+//! different RTTs forget a standing queue at different speeds; the variant
+//! gives eq. (5) the same RTT compensation as eqs. (14)-(17).
 
-use super::{Ack, CongestionControl, Window};
+use super::{Ack, CaState, CongestionControl, Window};
 use rtac_core::{Duration, Instant};
+use std::collections::VecDeque;
 
 /// Section III-E: the baseline RTT of the compensation factor f = rtt /
 /// rtt_base, "50 ms from simulations".
@@ -25,6 +35,8 @@ pub const RTT_BASE: Duration = Duration::from_millis(50);
 pub const PROBE_T: f64 = -0.05;
 /// Eq. (5): rtt_min is the minimum over the last 10 epochs.
 const MIN_RTT_EPOCHS: usize = 10;
+/// The ablation's eq. (5) window: 10 epochs of rtt_base.
+pub const MIN_RTT_TIME_WINDOW: Duration = Duration::from_millis(10 * 50);
 /// RFC 6298 gain of the smoothed RTT, the paper's rtt_i ("average RTT").
 const SRTT_GAIN: f64 = 1.0 / 8.0;
 
@@ -53,10 +65,12 @@ pub struct TcpGt {
     start: Option<(Instant, Instant)>,
     /// Segments delivered in this epoch (N_bytes).
     n: u64,
-    /// Minimum RTT of this epoch and of the previous ones, newest last.
+    /// Minimum RTT of this epoch, and of the previous ones with their end
+    /// times, newest last.
     epoch_min: Option<Duration>,
-    past_min: [Option<Duration>; MIN_RTT_EPOCHS],
-    past_idx: usize,
+    past_min: VecDeque<(Instant, Duration)>,
+    /// Eq. (5)'s window: `None` for the last 10 epochs, else a time span.
+    time_window: Option<Duration>,
     srtt: Option<Duration>,
     /// Window splitting: s virtual flows share cwnd (eq. (8)).
     s: f64,
@@ -64,6 +78,10 @@ pub struct TcpGt {
     /// Fractional window not yet applied.
     frac: f64,
     last: Option<Epoch>,
+    /// Loss recovery ran during the current epoch.
+    disturbed: bool,
+    /// The sender is in the Open state (no loss recovery).
+    open: bool,
 }
 
 impl Default for TcpGt {
@@ -73,18 +91,25 @@ impl Default for TcpGt {
             start: None,
             n: 0,
             epoch_min: None,
-            past_min: [None; MIN_RTT_EPOCHS],
-            past_idx: 0,
+            past_min: VecDeque::with_capacity(MIN_RTT_EPOCHS + 1),
+            time_window: None,
             srtt: None,
             s: 1.0,
             per_segment: 0.0,
             frac: 0.0,
             last: None,
+            disturbed: false,
+            open: true,
         }
     }
 }
 
 impl TcpGt {
+    /// The ablation with eq. (5)'s minimum over [`MIN_RTT_TIME_WINDOW`].
+    pub fn with_time_window() -> Self {
+        TcpGt { time_window: Some(MIN_RTT_TIME_WINDOW), ..TcpGt::default() }
+    }
+
     /// The latest epoch's measurement.
     pub fn last_epoch(&self) -> Option<Epoch> {
         self.last
@@ -93,7 +118,27 @@ impl TcpGt {
     /// Eq. (5): the local minimum RTT over the last 10 epochs (the one just
     /// ended included).
     fn local_min_rtt(&self) -> Option<Duration> {
-        self.past_min.iter().flatten().copied().min()
+        self.past_min.iter().map(|&(_, m)| m).min()
+    }
+
+    /// Files the minimum of the epoch that ended at `now` and forgets what
+    /// falls out of eq. (5)'s window (the newest epoch always stays).
+    fn end_epoch_min(&mut self, now: Instant) {
+        if let Some(m) = self.epoch_min.take() {
+            self.past_min.push_back((now, m));
+        }
+        match self.time_window {
+            None => {
+                while self.past_min.len() > MIN_RTT_EPOCHS {
+                    self.past_min.pop_front();
+                }
+            }
+            Some(span) => {
+                while self.past_min.len() > 1 && self.past_min.front().is_some_and(|&(t, _)| now - t > span) {
+                    self.past_min.pop_front();
+                }
+            }
+        }
     }
 
     /// Algorithm 1 with G and T of the epoch that just ended.
@@ -140,9 +185,12 @@ impl CongestionControl for TcpGt {
             return;
         }
         // Section III-B: the echo of the current epoch starts the next one.
-        self.past_min[self.past_idx] = self.epoch_min.take();
-        self.past_idx = (self.past_idx + 1) % MIN_RTT_EPOCHS;
-        if let Some((_, r0)) = self.start {
+        self.end_epoch_min(ack.now);
+        if self.disturbed {
+            // The epoch overlapped loss recovery: its goodput measures the
+            // loss, not the queue.
+            self.reset_control();
+        } else if let Some((_, r0)) = self.start {
             // TR: the epoch measured on the receiver's clock. (TS, the
             // sender's, is about one RTT; eq. (4) uses rtt_min instead.)
             let tr = ack.peer_tsval - r0;
@@ -154,6 +202,7 @@ impl CongestionControl for TcpGt {
                 self.control(goodput, throughput, w.cwnd);
             }
         }
+        self.disturbed = !self.open;
         self.epoch = self.epoch.wrapping_add(1).max(1);
         self.start = Some((ack.now, ack.peer_tsval));
         self.n = 0;
@@ -178,6 +227,14 @@ impl CongestionControl for TcpGt {
 
     fn on_timeout(&mut self, _now: Instant) {
         self.reset_control();
+    }
+
+    fn on_state(&mut self, _w: &mut Window, state: CaState) {
+        self.open = state == CaState::Open;
+        if !self.open {
+            self.disturbed = true;
+            self.reset_control();
+        }
     }
 
     fn epoch(&self) -> u32 {
@@ -296,6 +353,58 @@ mod tests {
         }
         epoch_with_rtt(&mut gt, 60);
         assert_eq!(gt.local_min_rtt(), Some(Duration::from_millis(60)), "a standing queue becomes the base");
+    }
+
+    /// Ends the current epoch: an ACK echoing it, `rtt` after the previous
+    /// one, 10 segments delivered.
+    fn end_epoch(gt: &mut TcpGt, w: &mut Window, t: &mut u64, rtt: u64) {
+        *t += rtt;
+        let a = Ack {
+            now: Instant::from_millis(*t),
+            delivered: 10,
+            rtt: Some(Duration::from_millis(rtt)),
+            peer_tsval: Instant::from_millis(*t),
+            epoch_echo: gt.epoch(),
+            ..Ack::default()
+        };
+        gt.on_rtt_sample(w, &a);
+    }
+
+    #[test]
+    fn an_epoch_that_overlaps_loss_recovery_is_not_measured() {
+        let (mut gt, mut w, mut t) = (TcpGt::default(), Window::INITIAL, 0);
+        for _ in 0..3 {
+            end_epoch(&mut gt, &mut w, &mut t, 50);
+        }
+        let before = gt.last_epoch().expect("measured epochs");
+        assert!(before.s > 1.0 && before.per_segment > 0.0, "increasing: {before:?}");
+        gt.on_state(&mut w, CaState::Recovery);
+        assert_eq!((gt.s, gt.per_segment), (1.0, 0.0), "recovery merges the split and stops the increase");
+        // Epochs ending in recovery, and the first one after it, are skipped.
+        end_epoch(&mut gt, &mut w, &mut t, 50);
+        gt.on_state(&mut w, CaState::Open);
+        end_epoch(&mut gt, &mut w, &mut t, 50);
+        assert_eq!(gt.last_epoch(), Some(before), "no epoch measured across recovery");
+        assert_eq!((gt.s, gt.per_segment), (1.0, 0.0));
+        end_epoch(&mut gt, &mut w, &mut t, 50);
+        let after = gt.last_epoch().unwrap();
+        assert_ne!(after, before, "a clean epoch is measured again");
+        assert_eq!(after.s, 2.0, "the split restarts from one");
+    }
+
+    #[test]
+    fn the_time_window_ablation_forgets_after_500_ms_whatever_the_rtt() {
+        for (rtt, epochs_kept) in [(40, 12), (100, 5)] {
+            let (mut gt, mut w, mut t) = (TcpGt::with_time_window(), Window::INITIAL, 0);
+            end_epoch(&mut gt, &mut w, &mut t, rtt - 10);
+            let low = Duration::from_millis(rtt - 10);
+            for _ in 0..epochs_kept {
+                end_epoch(&mut gt, &mut w, &mut t, rtt);
+                assert_eq!(gt.local_min_rtt(), Some(low), "{rtt} ms: within 500 ms");
+            }
+            end_epoch(&mut gt, &mut w, &mut t, rtt);
+            assert_eq!(gt.local_min_rtt(), Some(Duration::from_millis(rtt)), "{rtt} ms: forgotten after 500 ms");
+        }
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub enum Event {
     Sample,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     time: Instant,
     seq: u64,
@@ -59,6 +59,10 @@ impl Ord for Entry {
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     timers: BinaryHeap<Entry>,
+    /// The packet heap's root is the event returned last, not yet removed:
+    /// most events schedule another at once, which then takes its place
+    /// with one sift-down instead of a pop and a push.
+    spent: bool,
     seq: u64,
     popped: u64,
 }
@@ -69,22 +73,33 @@ impl EventQueue {
         let entry = Entry { time, seq: self.seq, event };
         match event {
             Event::FlowTimer(_) => self.timers.push(entry),
+            _ if self.spent => {
+                self.spent = false;
+                *self.heap.peek_mut().expect("a spent root is in the heap") = entry;
+            }
             _ => self.heap.push(entry),
         }
     }
 
     /// The earliest event at or before `until`.
     pub fn pop_until(&mut self, until: Instant) -> Option<(Instant, Event)> {
+        if std::mem::take(&mut self.spent) {
+            self.heap.pop();
+        }
         // `Entry`'s order is reversed: the greater entry is the earlier.
-        let heap = match (self.heap.peek(), self.timers.peek()) {
-            (Some(e), Some(t)) if t > e => &mut self.timers,
-            (None, Some(_)) => &mut self.timers,
-            _ => &mut self.heap,
+        let timer = match (self.heap.peek(), self.timers.peek()) {
+            (Some(e), Some(t)) => t > e,
+            (e, t) => e.is_none() && t.is_some(),
         };
-        if heap.peek()?.time > until {
+        let e = if timer { *self.timers.peek()? } else { *self.heap.peek()? };
+        if e.time > until {
             return None;
         }
-        let e = heap.pop()?;
+        if timer {
+            self.timers.pop();
+        } else {
+            self.spent = true;
+        }
         self.popped += 1;
         Some((e.time, e.event))
     }
@@ -129,6 +144,24 @@ mod tests {
                 Event::AckArrive(3)
             ]
         );
+    }
+
+    #[test]
+    fn events_scheduled_between_pops_keep_the_order() {
+        let t = Instant::from_millis;
+        let mut q = EventQueue::default();
+        q.push(t(5), Event::LinkArrive(0));
+        q.push(t(3), Event::LinkArrive(1));
+        assert_eq!(q.pop_until(Instant::MAX), Some((t(3), Event::LinkArrive(1))));
+        q.push(t(4), Event::FlowTimer(2));
+        q.push(t(4), Event::LinkFree(3));
+        q.push(t(3), Event::AckArrive(4));
+        assert_eq!(q.pop_until(Instant::MAX), Some((t(3), Event::AckArrive(4))));
+        assert_eq!(q.pop_until(t(3)), None);
+        q.push(t(6), Event::LinkFree(5));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(Instant::MAX)).map(|(_, e)| e).collect();
+        assert_eq!(order, vec![Event::FlowTimer(2), Event::LinkFree(3), Event::LinkArrive(0), Event::LinkFree(5)]);
+        assert_eq!(q.processed(), 6);
     }
 
     #[test]

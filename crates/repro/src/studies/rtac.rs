@@ -4,10 +4,10 @@
 
 use super::{boxes, choice, claim, controller, flow, fmt1, get, library, scenario, shorten, with_cc};
 use crate::{Analysis, Job, Results, Study, StudyError};
-use rtac_core::controller::ControllerKind;
+use rtac_core::controller::{ControllerKind, RtacParams};
 use rtac_core::Duration;
 use rtac_plot::{BarChart, BoxChart, Chart, Metric};
-use rtac_sim::{CcKind, Scenario};
+use rtac_sim::{CcKind, RunResult, Scenario};
 use std::path::Path;
 
 const SRC: &str = "RTAC (Im et al., IEEE TMC 2016)";
@@ -63,9 +63,9 @@ fn nets() -> [(&'static str, Scenario); 2] {
     [("lte", lte()), ("wifi", wifi())]
 }
 
-/// Base RTT of flow 0's path: twice its one-way delays.
-fn base_rtt_ms(sc: &Scenario) -> f64 {
-    sc.flows[0].path.iter().map(|&l| sc.links[l].delay.as_millis_f64()).sum::<f64>() * 2.0
+/// Base RTT of a flow's path: twice its one-way delays.
+fn base_rtt_ms(sc: &Scenario, flow: usize) -> f64 {
+    sc.flows[flow].path.iter().map(|&l| sc.links[l].delay.as_millis_f64()).sum::<f64>() * 2.0
 }
 
 // ---- Fig. 3: tcp_rmem_max sweep -------------------------------------------
@@ -179,7 +179,7 @@ fn fig6(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
     for ((net, sc), (_, numbers)) in nets().into_iter().zip(paper) {
         let name = if net == "lte" { "LTE" } else { "Wi-Fi" };
         let mut chart = BoxChart::new(
-            format!("{name}: one CUBIC flow (base RTT {:.0} ms)", base_rtt_ms(&sc)),
+            format!("{name}: one CUBIC flow (base RTT {:.0} ms)", base_rtt_ms(&sc, 0)),
             Metric::new("Throughput", "Mbit/s"),
             Metric::new("RTT", "ms"),
         );
@@ -264,6 +264,12 @@ fn competition() -> [(&'static str, Scenario); 2] {
     ]
 }
 
+/// The Fig. 8 scenario a job label starts with.
+fn competition_scenario(net: &str) -> Scenario {
+    let (_, sc) = competition().into_iter().find(|(n, _)| net.starts_with(n)).expect("a Fig. 8 network");
+    sc
+}
+
 /// Wi-Fi DC with a queue per station at the AP instead of one shared
 /// queue: the paper suspects its AP works this way (section V-C, Fig. 10).
 fn per_station(sc: &Scenario) -> Scenario {
@@ -289,20 +295,51 @@ fn fig8_jobs(quick: bool) -> Vec<Job> {
     jobs
 }
 
-/// Why RTAC yields in a shared DropTail queue, for claims that fail.
-fn shared_queue_reason(rtac_ratio: f64, loss: f64) -> String {
-    format!(
-        "RTAC's client gets {:.0} % of the Auto-tuning client's throughput. In one shared DropTail queue the \
-         loss-based competitor sees a loss rate of only {loss:.1e}, while RTAC's emulated price K(Q+1) (eq. 6) grows \
-         with the delay of the whole shared queue, so RTAC settles where eq. (8) puts it, below its competitor. The \
-         paper's own reading of its AP (section V-C: it 'does not manage its buffers in a shared manner') fits the \
-         per-station variant, where RTAC gets its full share.",
-        rtac_ratio * 100.0
-    )
+/// Why RTAC yields in a shared DropTail queue, for claims that fail: the
+/// rate its equations settle at when another flow sets the queue.
+///
+/// RTAC's queue estimate is its own share of the queue, Q = (RTT - RTT_m) w
+/// / RTT (eq. (10)); with rwnd = w in eq. (8) and q = K Q (eq. (6), Q >> 1)
+/// the window solves w^3 = (a/K) r^3 / (r - 1) at r = RTT / RTT_m, a rate of
+/// (a/K)^(1/3) / (RTT_m (r - 1)^(1/3)). With K from eq. (11) that is half of
+/// a link shared with one other flow while r <= 1 + 8 (theta - 1), and less
+/// the deeper the competitor fills the queue. `rtt_m` is the RTAC flow's
+/// base RTT in ms; `sc` supplies its parameters and segment size.
+fn shared_queue_reason(
+    sc: &Scenario,
+    run: &RunResult,
+    rtac_flow: usize,
+    auto_flow: usize,
+    rtt_m: f64,
+) -> Result<String, StudyError> {
+    let p = RtacParams::from_params(&controller(sc, "rtac").params)
+        .unwrap_or_else(|e| panic!("the library's rtac parameters are valid: {e}"));
+    let (rtac, auto) = (flow(run, rtac_flow)?, flow(run, auto_flow)?);
+    let r = rtac.rtt_mean_ms / rtt_m;
+    let pkts_per_s = (p.a / p.k()).cbrt() / (rtt_m / 1000.0 * (r - 1.0).max(1e-9).cbrt());
+    let predicted = pkts_per_s * sc.mss as f64 * 8.0 / 1e6;
+    Ok(format!(
+        "RTAC's client gets {:.0} % of the Auto-tuning client's throughput, which is where eqs. (6), (8) and (10) \
+         settle when another flow sets the queue: RTAC counts only its own share of the queue, so its window solves \
+         w^3 = (a/K) r^3 / (r - 1) at r = RTT / RTT_m, a rate of (a/K)^(1/3) / (RTT_m (r - 1)^(1/3)). Here the \
+         loss-based competitor holds the RTT at r = {r:.1} ({:.0} ms over RTT_m {rtt_m:.0} ms; its loss rate is only \
+         {:.1e}), which bounds RTAC's rate at {predicted:.1} Mbit/s; it gets {:.1} (less when the sender's own window, cut by a \
+         loss, falls below the advertised one). With K from eq. (11), RTAC keeps \
+         half of a link shared with one competitor only while r <= 1 + 8 (theta - 1) = {:.1}; the paper's LTE \
+         Auto-tuning measurement (223 ms at an RTT_m near 50 ms, r ~ 4.5) sits near that limit, and a deeper \
+         shared buffer moves RTAC further below its competitor. The paper's own reading of its AP (section V-C: it \
+         'does not manage its buffers in a shared manner') fits the per-station variant, where RTAC gets its full \
+         share.",
+        100.0 * rtac.throughput_mbps / auto.throughput_mbps,
+        rtac.rtt_mean_ms,
+        loss_rate(run),
+        rtac.throughput_mbps,
+        1.0 + 8.0 * (p.theta - 1.0),
+    ))
 }
 
 /// The loss rate a shared bottleneck imposed: drops over packets offered.
-fn loss_rate(run: &rtac_sim::RunResult) -> f64 {
+fn loss_rate(run: &RunResult) -> f64 {
     let l = &run.links[0];
     l.drops as f64 / (l.departures + l.drops).max(1) as f64
 }
@@ -337,7 +374,7 @@ fn fig8(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
             _ => "Wi-Fi DC, a queue per station at the AP",
         };
         let rtac_run = get(r, &format!("{net}/rtac"))?;
-        let p = loss_rate(rtac_run);
+        let sc = competition_scenario(net);
         let path = plots.join(format!("rtac-fig8-{net}"));
         BarChart::new(format!("{name}: Auto-tuning (client 1) vs the receiver of client 2"))
             .categories(RECEIVERS.map(|r| format!("client 2: {r}")))
@@ -359,7 +396,7 @@ fn fig8(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
             if rtac >= 0.9 {
                 format!("RTAC's client gets {:.0} % of the Auto-tuning client's throughput.", rtac * 100.0)
             } else {
-                shared_queue_reason(rtac, p)
+                shared_queue_reason(&sc, rtac_run, 1, 0, base_rtt_ms(&sc, 1))?
             },
         ));
         if net == "wifi-dc-per-station" {
@@ -424,6 +461,7 @@ fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
     let mut table = vec![vec!["scenario".into(), "receiver".into(), "Mbit/s".into(), "mean RTT ms".into()]];
     for net in ["wifi-dc", "lte-ic"] {
         let run = get(r, net)?;
+        let sc = competition_scenario(net);
         let t: Vec<f64> = (0..3).map(|i| flow(run, i).map(|f| f.throughput_mbps)).collect::<Result<_, _>>()?;
         for (i, rx) in RECEIVERS.iter().enumerate() {
             let f = flow(run, i)?;
@@ -449,7 +487,7 @@ fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
                 format!(
                     "DRWA gets {:.0} % of Auto-tuning's throughput. {}",
                     drwa * 100.0,
-                    shared_queue_reason(rtac, loss_rate(run))
+                    shared_queue_reason(&sc, run, 2, 0, base_rtt_ms(&three(&sc), 2))?
                 )
             },
         ));

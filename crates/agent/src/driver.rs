@@ -25,6 +25,12 @@ pub const MIN_STEP: Duration = Duration::from_micros(500);
 /// The step interval before the controller has an RTT estimate.
 pub const FIRST_STEP: Duration = Duration::from_millis(10);
 
+/// The most RTT samples one step feeds the controller (see
+/// [`SocketDriver`]'s step: one per data segment received since the
+/// previous step). With RTAC's β = 1/8 the controller's estimate is then
+/// the kernel's to within (7/8)^1024.
+pub const MAX_SAMPLES_PER_STEP: u64 = 1024;
+
 static CONN_SERIAL: AtomicU64 = AtomicU64::new(1);
 
 /// What one control step saw and did.
@@ -60,6 +66,8 @@ pub struct SocketDriver {
     pending_reads: u64,
     next_step: Instant,
     original_clamp: Option<u64>,
+    /// tcpi_data_segs_in at the previous step (None on kernels before 4.6).
+    segs_in: Option<u32>,
     conn: u64,
     peer: Option<SocketAddr>,
     log: Option<Arc<LogSink>>,
@@ -134,6 +142,7 @@ impl SocketDriver {
             pending_reads: 0,
             next_step: now,
             original_clamp,
+            segs_in: info.data_segs_in(),
             conn: CONN_SERIAL.fetch_add(1, Ordering::Relaxed),
             peer: sys::peer_addr(fd),
             log,
@@ -191,8 +200,22 @@ impl SocketDriver {
             0 => None,
             us => Some(Duration::from_micros(us as u64)),
         };
+        // The controllers' RTT filters run per packet received (RTAC
+        // Alg. 1 "on receiving a packet", as in `rtac sim`). The kernel's
+        // estimate is already such a filter over the segments received
+        // since the last step; it is fed once per such segment, so that a
+        // controller's gain acts per packet, not per step (one sample per
+        // step would smooth over 8 RTTs instead of 8 packets).
+        let segs = info.data_segs_in();
+        let samples = match (segs, self.segs_in) {
+            (Some(now_segs), Some(before)) => (now_segs.wrapping_sub(before) as u64).min(MAX_SAMPLES_PER_STEP),
+            _ => 1,
+        };
+        self.segs_in = segs;
         if let Some(rtt) = rcv_rtt {
-            self.ctl.on_rtt_sample(now, rtt);
+            for _ in 0..samples {
+                self.ctl.on_rtt_sample(now, rtt);
+            }
         }
         let rwnd = self.ctl.rwnd();
         if let Some(w) = rwnd {
@@ -290,10 +313,12 @@ mod tests {
     #[test]
     fn attach_applies_the_initial_window_and_steps_follow_the_rtt() {
         let (mut c, mut s) = pair();
-        let cfg = AgentConfig::new("rtac", &["init_rwnd=48KB"]).unwrap();
+        // Loopback's segments are 64 KB; windows are at least two of them.
+        let cfg = AgentConfig::new("rtac", &["init_rwnd=384KB"]).unwrap();
         let t = sys::now();
         let mut d = SocketDriver::attach(c.as_raw_fd(), &cfg, None, t).unwrap();
-        assert_eq!(sys::window_clamp(c.as_raw_fd()).unwrap(), 48 * 1024);
+        assert!(d.mss() > 60_000, "mss {}", d.mss());
+        assert_eq!(sys::window_clamp(c.as_raw_fd()).unwrap(), 384 * 1024);
         assert_eq!(d.steps(), 1);
         // The handshake RTT is the first sample: the next step is one RTT (at least MIN_STEP) away.
         assert!(d.next_step() >= t + MIN_STEP && d.next_step() <= t + FIRST_STEP);
@@ -318,6 +343,34 @@ mod tests {
         let last = d.last().unwrap();
         assert_eq!(last.rwnd, sys::window_clamp(c.as_raw_fd()).ok());
         d.release().unwrap();
+    }
+
+    #[test]
+    fn the_kernel_rtt_is_fed_once_per_segment_received() {
+        let (mut c, mut s) = pair();
+        let cfg = AgentConfig::new("rtac", &[] as &[&str]).unwrap();
+        let mut d = SocketDriver::attach(c.as_raw_fd(), &cfg, None, sys::now()).unwrap();
+        let writer = std::thread::spawn(move || {
+            let chunk = vec![1u8; 1 << 16];
+            for _ in 0..256 {
+                s.write_all(&chunk).unwrap();
+            }
+        });
+        // Read 16 MB without a step in between: over a hundred segments.
+        let mut buf = vec![0u8; 1 << 16];
+        let mut got = 0u64;
+        while got < 256 << 16 {
+            got += c.read(&mut buf).unwrap() as u64;
+        }
+        writer.join().unwrap();
+        let before = sys::tcp_info(c.as_raw_fd()).unwrap().data_segs_in().unwrap();
+        assert!(before >= 128, "{before} segments");
+        d.add_consumed(got, 1);
+        let r = d.step(sys::now()).unwrap();
+        let kernel = r.kernel_rcv_rtt.expect("the kernel measured the receive RTT").as_nanos() as f64;
+        let ours = r.rtt.unwrap().as_nanos() as f64;
+        // Fed once, the estimate would have moved only 1/8 of the way from the handshake's.
+        assert!((ours - kernel).abs() <= 0.01 * kernel + 1e3, "controller {ours} ns, kernel {kernel} ns");
     }
 
     #[test]

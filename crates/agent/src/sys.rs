@@ -126,11 +126,12 @@ const TCP_INFO_LEN: usize = 256;
 const OFF_STATE: usize = 0;
 const OFF_RCV_MSS: usize = 20;
 const OFF_RTT: usize = 68;
-const OFF_ADVMSS: usize = 88;
+const OFF_ADVMSS: usize = 84;
 const OFF_RCV_RTT: usize = 92;
 const OFF_RCV_SPACE: usize = 96;
 const OFF_BYTES_RECEIVED: usize = 128;
 const OFF_MIN_RTT: usize = 148;
+const OFF_DATA_SEGS_IN: usize = 152;
 const OFF_OPTIONS: usize = 5;
 
 /// tcpi_options bits.
@@ -186,6 +187,11 @@ impl TcpInfo {
     /// tcpi_bytes_received (Linux >= 4.1).
     pub fn bytes_received(&self) -> Option<u64> {
         self.u64_at(OFF_BYTES_RECEIVED)
+    }
+    /// tcpi_data_segs_in: data segments received, wrapping at 2^32
+    /// (Linux >= 4.6).
+    pub fn data_segs_in(&self) -> Option<u32> {
+        self.u32_at(OFF_DATA_SEGS_IN)
     }
 }
 
@@ -313,8 +319,10 @@ mod tests {
         c.read_exact(&mut buf).unwrap();
         let info = tcp_info(c.as_raw_fd()).unwrap();
         assert_eq!(info.state(), TCP_ESTABLISHED);
-        assert!(info.advmss() > 0);
+        // Loopback's MTU is 65536: advmss is that minus the IP and TCP headers.
+        assert!(info.advmss() > 60_000, "advmss {}", info.advmss());
         assert!(info.bytes_received().unwrap() >= 100_000);
+        assert!(info.data_segs_in().unwrap() >= 2);
         set_window_clamp(c.as_raw_fd(), 54_321).unwrap();
         assert_eq!(window_clamp(c.as_raw_fd()).unwrap(), 54_321);
         assert_eq!(peer_addr(c.as_raw_fd()), Some(l.local_addr().unwrap()));

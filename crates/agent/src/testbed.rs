@@ -1,40 +1,95 @@
 //! The namespace test bed, its HTTP server and the Must-show experiments.
 //!
 //! ```text
-//!   sender ns            router ns                          receiver ns
-//!   10.77.1.1  ── veth ── 10.77.1.2 | 10.77.2.1 ── veth ──  10.77.2.2
-//!   fd77:1::1             fd77:1::2 | fd77:2::1             fd77:2::2
-//!                                   tbf (rate, large limit) on the way down
+//!  sender ns (rtac-<pid>-srv)        rtac-<pid>-emu                 receiver ns (rtac-<pid>-cli)
+//!  rtac0 100.64.0.1 ==veth== to-srv [emulated link] to-cli ==veth== rtac0 100.64.0.2
+//!                                   down: rate, delay, DropTail queue
+//!                                   up:   rate, delay
 //! ```
 //!
-//! The bottleneck sits in a router namespace: a queue on the sender's own
-//! device would be hidden by TCP small queues. The kernel here has no
-//! netem, so the base RTT is the veths' (about 0.1 ms); everything about
-//! the path is in this one module, so that it can be switched to `rtac emu`
-//! (which adds delay) when that lands.
+//! The path is `rtac emu`'s (crates/emu), built through its library: its
+//! namespaces and devices ([`rtac_emu::testbed::Testbed`]) and one
+//! forwarding thread per direction running its [`Engine`] in this process.
+//! So the bottleneck has a real propagation delay (the kernel here has no
+//! netem), and its queue is the simulator's DropTail model.
 //!
-//! Everything runs as child processes through `ip netns exec`; every
-//! address used is inside namespaces this module creates.
+//! Programs run as child processes through `ip netns exec`; every address
+//! used is inside namespaces this module creates.
 
 use crate::error::AgentError;
 use clap::Args;
+use rtac_emu::engine::{DirStats, Engine};
+use rtac_emu::forward::run_direction;
+use rtac_emu::testbed::{Side, Testbed as EmuTestbed, CLIENT_ADDR, SERVER_ADDR};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
-pub const SENDER_V4: &str = "10.77.1.1";
-pub const SENDER_V6: &str = "fd77:1::1";
-pub const RECEIVER_V4: &str = "10.77.2.2";
+/// The sender's address, as the receiver reaches it through the link.
+pub const SENDER_V4: &str = SERVER_ADDR;
+/// The receiver's address.
+pub const RECEIVER_V4: &str = CLIENT_ADDR;
 
-/// The shaped link from the router to the receiver.
-#[derive(Clone, Copy, Debug)]
-pub struct Bottleneck {
+/// Bytes of one full-sized packet on the link: a 1448-byte segment with
+/// TCP timestamps in a 1500-byte IP packet. BDPs are counted in these, as
+/// RTAC counts packets of one MSS.
+pub const PACKET_BYTES: f64 = 1500.0;
+
+/// The RTAC paper's LTE measurement (§V.A, Fig. 6): Auto-tuning alone
+/// averaged 223 ms of RTT over a path whose RTT_m was about 50 ms.
+pub const PAPER_LTE_AUTOTUNING_RTT_MS: f64 = 223.0;
+/// The RTT_m of that path.
+pub const PAPER_LTE_RTT_M_MS: f64 = 50.0;
+
+/// The emulated access link between sender and receiver.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Link {
+    /// Rate of each direction, bit/s.
     pub rate_bit: u64,
-    /// tbf's queue limit in bytes: the oversized buffer.
-    pub limit_bytes: u64,
+    /// One-way propagation delay of each direction, ms.
+    pub delay_ms: f64,
+    /// DropTail limit of each direction's queue, packets.
+    pub queue_packets: u64,
+}
+
+impl Link {
+    /// Full-sized packets per second.
+    pub fn packets_per_s(&self) -> f64 {
+        self.rate_bit as f64 / (8.0 * PACKET_BYTES)
+    }
+
+    /// The bandwidth-delay product over a round trip of `rtt_ms`, in
+    /// packets (RTAC §III.C: the link capacity times RTT_m).
+    pub fn bdp_packets(&self, rtt_ms: f64) -> f64 {
+        self.packets_per_s() * rtt_ms / 1e3
+    }
+
+    /// The queue that makes the RTT, when full, what Auto-tuning's was in
+    /// the paper's LTE measurement relative to RTT_m: it holds
+    /// (223/50 - 1) times the BDP of the propagation round trip.
+    pub fn paper_lte_queue(rate_bit: u64, delay_ms: f64) -> u64 {
+        let l = Link { rate_bit, delay_ms, queue_packets: 0 };
+        let ratio = PAPER_LTE_AUTOTUNING_RTT_MS / PAPER_LTE_RTT_M_MS;
+        ((ratio - 1.0) * l.bdp_packets(2.0 * delay_ms)).round() as u64
+    }
+}
+
+impl std::fmt::Display for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} Mbit/s each way, {} ms each way, DropTail {} packets ({:.0} ms of queue)",
+            self.rate_bit as f64 / 1e6,
+            self.delay_ms,
+            self.queue_packets,
+            self.queue_packets as f64 / self.packets_per_s() * 1e3
+        )
+    }
 }
 
 fn tb(msg: impl Into<String>) -> AgentError {
@@ -55,16 +110,18 @@ fn ip(args: &[&str]) -> Result<String, AgentError> {
 }
 
 /// Checks what the test bed needs, with a message naming what is missing:
-/// root (CAP_NET_ADMIN), `ip` and `tc`, and network namespaces.
+/// root (CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_NET_RAW), `ip` and network
+/// namespaces.
 pub fn check_environment() -> Result<(), AgentError> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Err(tb("the namespace test bed needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN); run the tests as root"));
+        return Err(tb(
+            "the namespace test bed needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_NET_RAW); run the tests as root",
+        ));
     }
-    for tool in ["ip", "tc"] {
-        if Command::new(tool).arg("-V").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
-            return Err(tb(format!("`{tool}` (iproute2) is not installed")));
-        }
+    rtac_emu::run::check_privileges().map_err(|e| tb(e.to_string()))?;
+    if Command::new("ip").arg("-V").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
+        return Err(tb("`ip` (iproute2) is not installed"));
     }
     let name = format!("rtacchk{}", std::process::id());
     ip(&["netns", "add", &name]).map_err(|e| tb(format!("cannot create a network namespace: {e}")))?;
@@ -87,16 +144,71 @@ fn sys_errno_is_eperm() -> bool {
     crate::sys::errno() == libc::EPERM
 }
 
+/// The forwarding threads of an emulated link. Dropping it stops them.
+struct EmuLink {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<(Engine, Option<std::io::Error>)>>,
+    /// Declared last: dropped after the threads have stopped.
+    bed: EmuTestbed,
+}
+
+impl EmuLink {
+    /// Stops the threads; the statistics of (down, up) if both ended well.
+    fn stop(&mut self) -> Option<(DirStats, DirStats)> {
+        self.stop.store(true, Ordering::Relaxed);
+        let end = rtac_emu::sys::now();
+        let mut stats = Vec::new();
+        for h in self.threads.drain(..) {
+            if let Ok((eng, None)) = h.join() {
+                stats.push(eng.finish(end).0);
+            }
+        }
+        let up = stats.pop();
+        let down = stats.pop();
+        down.zip(up)
+    }
+}
+
+impl Drop for EmuLink {
+    fn drop(&mut self) {
+        self.stop();
+        self.bed.kill_processes();
+    }
+}
+
+/// What the emulator reports about the link it ran.
+#[derive(Clone, Debug, Default)]
+pub struct LinkHealth {
+    /// Packets the downlink carried and dropped at its queue.
+    pub down_departures: u64,
+    pub down_queue_drops: u64,
+    /// 99th percentile of how late frames reached the kernel after their
+    /// scheduled instant, down and up, µs.
+    pub down_late_p99_us: f64,
+    pub up_late_p99_us: f64,
+    /// Frames the kernel dropped before the emulator read them.
+    pub rx_dropped: u64,
+}
+
+impl LinkHealth {
+    /// Whether the emulator kept to its schedule (as `rtac emu` judges it).
+    pub fn kept_up(&self) -> bool {
+        self.down_late_p99_us <= 1000.0 && self.up_late_p99_us <= 1000.0 && self.rx_dropped == 0
+    }
+}
+
 /// A set of namespaces; deleted on drop.
 pub struct TestBed {
     pub sender: String,
-    pub router: Option<String>,
     pub receiver: String,
+    /// The emulated link (None: a bare veth pair).
+    link: Option<EmuLink>,
 }
 
 impl TestBed {
-    /// Deletes namespaces left by earlier runs that were killed before
-    /// cleaning up (their names carry the dead process's id).
+    /// Deletes namespaces left by earlier runs of [`TestBed::pair`] that
+    /// were killed before cleaning up (their names carry the dead
+    /// process's id). `rtac emu`'s namespaces are its own registry's.
     fn remove_stale() {
         let Ok(list) = ip(&["netns", "list"]) else { return };
         for name in list.lines().filter_map(|l| l.split_whitespace().next()) {
@@ -111,66 +223,49 @@ impl TestBed {
         }
     }
 
-    fn names() -> (String, String, String) {
-        Self::remove_stale();
-        let p = format!("rtac{}x{}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed));
-        (format!("{p}s"), format!("{p}r"), format!("{p}c"))
-    }
-
     fn add_ns(name: &str) -> Result<(), AgentError> {
         ip(&["netns", "add", name])?;
         ip(&["-n", name, "link", "set", "lo", "up"])?;
         Ok(())
     }
 
-    /// sender – router – receiver, with `bottleneck` on the router's link
-    /// down to the receiver.
-    pub fn new(bottleneck: Bottleneck) -> Result<TestBed, AgentError> {
+    /// Sender and receiver joined by `rtac emu`'s link model: `link` in
+    /// each direction, one shared DropTail queue per direction. TCP
+    /// metrics caching is off in both namespaces, so that no connection
+    /// inherits ssthresh or RTT from the one before.
+    pub fn emulated(link: Link) -> Result<TestBed, AgentError> {
         check_environment()?;
-        let (s, r, c) = Self::names();
-        let bed = TestBed { sender: s.clone(), router: Some(r.clone()), receiver: c.clone() };
-        for n in [&s, &r, &c] {
-            Self::add_ns(n)?;
+        #[derive(clap::Parser)]
+        struct Emu {
+            #[command(flatten)]
+            args: rtac_emu::EmuArgs,
         }
-        ip(&["link", "add", "eth0", "netns", &s, "type", "veth", "peer", "name", "eth0", "netns", &r])?;
-        ip(&["link", "add", "eth1", "netns", &r, "type", "veth", "peer", "name", "eth0", "netns", &c])?;
-        for (ns, dev, v4, v6) in [
-            (&s, "eth0", "10.77.1.1/24", "fd77:1::1/64"),
-            (&r, "eth0", "10.77.1.2/24", "fd77:1::2/64"),
-            (&r, "eth1", "10.77.2.1/24", "fd77:2::1/64"),
-            (&c, "eth0", "10.77.2.2/24", "fd77:2::2/64"),
-        ] {
-            ip(&["-n", ns, "addr", "add", v4, "dev", dev])?;
-            ip(&["-n", ns, "-6", "addr", "add", v6, "dev", dev, "nodad"])?;
-            ip(&["-n", ns, "link", "set", dev, "up"])?;
+        let rate = format!("{}bit", link.rate_bit);
+        let delay = format!("{}us", (link.delay_ms * 1e3).round() as u64);
+        let queue = format!("droptail:packets={}", link.queue_packets);
+        #[rustfmt::skip]
+        let argv = ["emu", "--down", &rate, "--up", &rate, "--delay", &delay, "--queue", &queue,
+                    "--sysctl", "net.ipv4.tcp_no_metrics_save=1"];
+        let emu = <Emu as clap::Parser>::try_parse_from(argv).map_err(|e| tb(format!("rtac emu options: {e}")))?;
+        let cfg = emu.args.config().map_err(|e| tb(format!("rtac emu: {e}")))?;
+        let bed = EmuTestbed::create(cfg.forward, &cfg.sysctls).map_err(|e| tb(format!("rtac emu: {e}")))?;
+        let (down, up) = bed.ports().map_err(|e| tb(format!("rtac emu: {e}")))?;
+        let mut emu_link = EmuLink { stop: Arc::new(AtomicBool::new(false)), threads: Vec::new(), bed };
+        let origin = rtac_emu::sys::now();
+        for (name, spec, io, salt) in [("down", &cfg.down, down, 0u64), ("up", &cfg.up, up, 1)] {
+            let eng = Engine::new(spec, origin, cfg.seed.wrapping_mul(2).wrapping_add(salt), None);
+            let (stop, rt) = (emu_link.stop.clone(), cfg.rt_priority);
+            let h = std::thread::Builder::new()
+                .name(format!("rtac-emu-{name}"))
+                .spawn(move || run_direction(eng, io, stop, rt))
+                .map_err(|e| tb(format!("cannot start the emulator's {name} thread: {e}")))?;
+            emu_link.threads.push(h);
         }
-        ip(&["-n", &s, "route", "add", "default", "via", "10.77.1.2"])?;
-        ip(&["-n", &s, "-6", "route", "add", "default", "via", "fd77:1::2"])?;
-        ip(&["-n", &c, "route", "add", "default", "via", "10.77.2.1"])?;
-        ip(&["-n", &c, "-6", "route", "add", "default", "via", "fd77:2::1"])?;
-        sh(Command::new("ip").args(["netns", "exec", &r, "sysctl", "-qw", "net.ipv4.ip_forward=1"]))?;
-        // Each run starts from scratch: no ssthresh or RTT cached from the previous connection.
-        for ns in [&s, &c] {
-            sh(Command::new("ip").args(["netns", "exec", ns, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1"]))?;
-        }
-        sh(Command::new("ip").args(["netns", "exec", &r, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]))?;
-        sh(Command::new("tc").args([
-            "-n",
-            &r,
-            "qdisc",
-            "add",
-            "dev",
-            "eth1",
-            "root",
-            "tbf",
-            "rate",
-            &format!("{}bit", bottleneck.rate_bit),
-            "burst",
-            "32kb",
-            "limit",
-            &bottleneck.limit_bytes.to_string(),
-        ]))?;
-        Ok(bed)
+        Ok(TestBed {
+            sender: emu_link.bed.netns(Side::Server).to_string(),
+            receiver: emu_link.bed.netns(Side::Client).to_string(),
+            link: Some(emu_link),
+        })
     }
 
     /// Two namespaces joined by one veth pair, nothing shaped: the fastest
@@ -178,8 +273,10 @@ impl TestBed {
     /// 10.77.1.1, the receiver 10.77.1.2.
     pub fn pair() -> Result<TestBed, AgentError> {
         check_environment()?;
-        let (s, _, c) = Self::names();
-        let bed = TestBed { sender: s.clone(), router: None, receiver: c.clone() };
+        Self::remove_stale();
+        let p = format!("rtac{}x{}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed));
+        let (s, c) = (format!("{p}s"), format!("{p}c"));
+        let bed = TestBed { sender: s.clone(), receiver: c.clone(), link: None };
         Self::add_ns(&s)?;
         Self::add_ns(&c)?;
         ip(&["link", "add", "eth0", "netns", &s, "type", "veth", "peer", "name", "eth0", "netns", &c])?;
@@ -196,12 +293,28 @@ impl TestBed {
         c.args(["netns", "exec", ns]).arg(program);
         c
     }
+
+    /// Stops the emulated link and returns what the emulator measured
+    /// (None for a veth pair, or if a forwarding thread failed).
+    pub fn stop_link(&mut self) -> Option<LinkHealth> {
+        let (down, up) = self.link.as_mut()?.stop()?;
+        let us = |h: &rtac_emu::hist::Hist| h.quantile(0.99) as f64 / 1e3;
+        Some(LinkHealth {
+            down_departures: down.departures,
+            down_queue_drops: down.drops_queue,
+            down_late_p99_us: us(&down.lateness_ns),
+            up_late_p99_us: us(&up.lateness_ns),
+            rx_dropped: down.rx_dropped + up.rx_dropped,
+        })
+    }
 }
 
 impl Drop for TestBed {
     fn drop(&mut self) {
-        for n in [Some(&self.sender), self.router.as_ref(), Some(&self.receiver)].into_iter().flatten() {
-            let _ = ip(&["netns", "del", n]);
+        if self.link.take().is_none() {
+            for n in [&self.sender, &self.receiver] {
+                let _ = ip(&["netns", "del", n]);
+            }
         }
     }
 }
@@ -224,6 +337,18 @@ impl Background {
         }
         let _ = self.0.wait();
         out
+    }
+}
+
+impl Background {
+    /// Waits for the exit; returns stdout if piped.
+    pub fn wait_output(mut self) -> Result<String, AgentError> {
+        let mut out = String::new();
+        if let Some(mut so) = self.0.stdout.take() {
+            so.read_to_string(&mut out).map_err(AgentError::io("reading a child's output"))?;
+        }
+        self.0.wait().map_err(AgentError::io("waiting for a child"))?;
+        Ok(out)
     }
 }
 
@@ -340,29 +465,40 @@ pub fn serve_main(a: ServeArgs) -> Result<i32, AgentError> {
 /// Arguments of `rtac-dev experiment`.
 #[derive(Args, Debug, Clone)]
 pub struct ExperimentArgs {
-    /// Bottleneck rate in bit/s.
+    /// Rate of the emulated link, each direction, in bit/s.
     #[arg(long, default_value_t = 50_000_000)]
     pub rate_bit: u64,
-    /// Bottleneck queue limit in bytes (the bloated buffer).
-    #[arg(long, default_value_t = 2 << 20)]
-    pub limit_bytes: u64,
-    /// RTAC's parameters for the runs through the bottleneck (see the
-    /// crate README for how they follow from the rate and RTT_min).
-    #[arg(long, default_value = "bdp=95,delta=10ms")]
-    pub rtac_params: String,
+    /// One-way propagation delay of the link, each direction, in ms (25:
+    /// an RTT_m of 50 ms, the paper's LTE path).
+    #[arg(long, default_value_t = 25.0)]
+    pub delay_ms: f64,
+    /// The bottleneck's DropTail limit in packets. Default: a full queue
+    /// makes the RTT 223/50 times RTT_m, Auto-tuning's in the paper's LTE
+    /// measurement (`Link::paper_lte_queue`).
+    #[arg(long)]
+    pub queue_packets: Option<u64>,
+    /// RTAC's parameters. Default: `bdp=N`, K by eq. (11) from the link
+    /// rate times the idle RTT measured on the path (RTAC §III.C).
+    #[arg(long)]
+    pub rtac_params: Option<String>,
     /// Size of the file curl downloads, in MiB.
     #[arg(long, default_value_t = 64)]
     pub file_mib: u64,
     /// Seconds of each iperf3 -R run.
     #[arg(long, default_value_t = 10)]
     pub iperf_secs: u64,
-    /// Seconds of each two-program fairness run.
+    /// Seconds of each two-program run.
     #[arg(long, default_value_t = 20)]
     pub fair_secs: u64,
-    /// Seconds the controlled program of a fairness run starts before the
-    /// default one (it then measures the path's own minimum RTT); a run
-    /// with both starting together is added when this is not 0.
-    #[arg(long, default_value_t = 1)]
+    /// Two-program runs with RTAC against the default receiver.
+    #[arg(long, default_value_t = 3)]
+    pub fair_runs: usize,
+    /// Two-program runs with DRWA against the default receiver.
+    #[arg(long, default_value_t = 3)]
+    pub drwa_runs: usize,
+    /// Seconds the controlled program of a two-program run starts before
+    /// the default one (0: both at the same instant).
+    #[arg(long, default_value_t = 0)]
     pub fair_head_start: u64,
     /// Runs of each overhead case (0: skip the overhead benchmark).
     #[arg(long, default_value_t = 5)]
@@ -396,6 +532,17 @@ impl Default for ExperimentArgs {
     }
 }
 
+impl ExperimentArgs {
+    /// The emulated link these arguments describe.
+    pub fn link(&self) -> Link {
+        Link {
+            rate_bit: self.rate_bit,
+            delay_ms: self.delay_ms,
+            queue_packets: self.queue_packets.unwrap_or_else(|| Link::paper_lte_queue(self.rate_bit, self.delay_ms)),
+        }
+    }
+}
+
 /// One download or iperf3 run with a concurrent ping.
 #[derive(Clone, Debug, Default)]
 pub struct Run {
@@ -406,7 +553,18 @@ pub struct Run {
     pub ping_samples: usize,
 }
 
-/// Two programs sharing the bottleneck.
+/// What the sender's kernel said about one connection (`ss -ti`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SenderView {
+    pub bytes_sent: u64,
+    /// Share of the sender's busy time limited by the receive window, %.
+    pub rwnd_limited_pct: f64,
+    /// Segments retransmitted.
+    pub retrans: u64,
+}
+
+/// Two programs sharing the bottleneck: one under a controller, one with
+/// the default receiver.
 #[derive(Clone, Debug, Default)]
 pub struct Fairness {
     pub controller: String,
@@ -414,12 +572,41 @@ pub struct Fairness {
     pub head_start: u64,
     pub controlled_mbps: f64,
     pub default_mbps: f64,
+    /// Median RTT of a concurrent ping through the shared queue.
+    pub ping_median_ms: f64,
+    /// The data connections as their senders saw them, one second before
+    /// the end (controlled, default).
+    pub senders: Option<(SenderView, SenderView)>,
 }
 
 impl Fairness {
     pub fn ratio(&self) -> f64 {
         self.controlled_mbps / self.default_mbps
     }
+}
+
+/// RTAC's steady state in one FIFO shared with a flow whose window is not
+/// limited by its receiver (from eqs. (6), (8), (10)): with the RTT at
+/// r RTT_m, RTAC's window w satisfies w^3 = (a/K) r^3 / (r - 1), so its
+/// share of the r BDP packets in flight is
+/// s = ((a/K) / (BDP^3 (r - 1)))^(1/3); with K from eq. (11) for the true
+/// BDP, s = ((theta - 1) / (r - 1))^(1/3). Returns the predicted ratio of
+/// RTAC's throughput to the other's, s / (1 - s); None when RTAC's window
+/// would not limit it (s >= 1).
+pub fn predicted_rtac_ratio(a_over_k: f64, bdp_packets: f64, r: f64) -> Option<f64> {
+    if r <= 1.0 {
+        return None;
+    }
+    let s = (a_over_k / (bdp_packets.powi(3) * (r - 1.0))).cbrt();
+    (s < 1.0).then(|| s / (1.0 - s))
+}
+
+/// a / K of RTAC with parameters `params` (`k=`, `bdp=`, `theta=`, `a=`;
+/// the controller's defaults otherwise).
+pub fn rtac_a_over_k(params: &str) -> Result<f64, AgentError> {
+    let p = rtac_core::controller::Params::parse_list(params)?;
+    let r = rtac_core::controller::RtacParams::from_params(&p)?;
+    Ok(r.a / r.k())
 }
 
 /// CPU time of a receiver, with and without the shim.
@@ -506,14 +693,23 @@ pub fn agent_costs() -> Result<AgentCosts, AgentError> {
 /// Everything the experiments measured.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
+    /// The emulated link (None when only the overhead benchmark ran).
+    pub link: Option<Link>,
+    /// Median idle ping RTT through the link: RTT_m.
     pub base_rtt_ms: f64,
+    /// The link's BDP over RTT_m, packets.
+    pub bdp_packets: f64,
     pub rtac_params: String,
+    /// a / K of those parameters (for the fairness prediction).
+    pub rtac_a_over_k: f64,
     pub curl: Vec<Run>,
     pub sha256_ok: Option<bool>,
     pub iperf: Vec<Run>,
     pub fairness: Vec<Fairness>,
     pub overhead: Option<Overhead>,
     pub log_rows: usize,
+    /// What the emulator measured over all runs.
+    pub link_health: Option<LinkHealth>,
 }
 
 fn pct_drop(base: f64, x: f64) -> f64 {
@@ -525,11 +721,41 @@ impl Report {
     pub fn pair(runs: &[Run]) -> Option<(&Run, &Run)> {
         Some((runs.iter().find(|r| r.label == "default")?, runs.iter().find(|r| r.label == "rtac")?))
     }
+
+    /// The two-program runs of `controller`.
+    pub fn fairness_of<'a>(&'a self, controller: &'a str) -> impl Iterator<Item = &'a Fairness> + 'a {
+        self.fairness.iter().filter(move |f| f.controller == controller)
+    }
+
+    /// The median over the two-program runs of `controller` of its
+    /// throughput relative to the default receiver's (None without runs).
+    pub fn fairness_median(&self, controller: &str) -> Option<f64> {
+        let mut v: Vec<f64> = self.fairness_of(controller).map(Fairness::ratio).collect();
+        (!v.is_empty()).then(|| median(&mut v))
+    }
+
+    /// The RTT of a two-program run over RTT_m.
+    pub fn rtt_ratio(&self, f: &Fairness) -> f64 {
+        f.ping_median_ms / self.base_rtt_ms
+    }
+
+    /// RTAC's ratio predicted for a two-program run from its measured RTT
+    /// ([`predicted_rtac_ratio`]).
+    pub fn predicted_ratio(&self, f: &Fairness) -> Option<f64> {
+        predicted_rtac_ratio(self.rtac_a_over_k, self.bdp_packets, self.rtt_ratio(f))
+    }
 }
 
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "base RTT (idle ping): {:.3} ms; rtac params: {}", self.base_rtt_ms, self.rtac_params)?;
+        if let Some(l) = &self.link {
+            writeln!(f, "link: {l}")?;
+            writeln!(
+                f,
+                "RTT_m (idle ping): {:.2} ms; BDP {:.1} packets; rtac params: {}",
+                self.base_rtt_ms, self.bdp_packets, self.rtac_params
+            )?;
+        }
         for (name, runs) in [("curl", &self.curl), ("iperf3 -R", &self.iperf)] {
             for r in runs.iter() {
                 writeln!(
@@ -551,14 +777,48 @@ impl std::fmt::Display for Report {
             writeln!(f, "sha256 of the downloads: {}", if ok { "match" } else { "MISMATCH" })?;
         }
         for x in &self.fairness {
+            let pred = match (x.controller.as_str(), self.predicted_ratio(x)) {
+                ("rtac", Some(p)) => format!("{:.0} %", p * 100.0),
+                ("rtac", None) => "not limiting".to_string(),
+                _ => "-".to_string(),
+            };
+            let senders = match x.senders {
+                Some((c, d)) => format!(
+                    "; sender: {} rwnd-limited {:.1} % of busy time, retransmitted {} vs {} segments",
+                    x.controller, c.rwnd_limited_pct, c.retrans, d.retrans
+                ),
+                None => String::new(),
+            };
             writeln!(
                 f,
-                "fairness  {:<6} (started {} s earlier) {:6.2} Mbit/s vs default receiver {:6.2} Mbit/s: ratio {:.1} %",
+                "two programs {:<5} (started {} s earlier) {:6.2} Mbit/s vs default receiver {:6.2} Mbit/s: ratio \
+                 {:5.1} %; ping {:.0} ms (r = {:.2}); eq. (6)-(11) steady state predicts {pred}{senders}",
                 x.controller,
                 x.head_start,
                 x.controlled_mbps,
                 x.default_mbps,
-                x.ratio() * 100.0
+                x.ratio() * 100.0,
+                x.ping_median_ms,
+                self.rtt_ratio(x),
+            )?;
+        }
+        for c in ["rtac", "drwa"] {
+            if let Some(m) = self.fairness_median(c) {
+                let runs: Vec<String> = self.fairness_of(c).map(|x| format!("{:.1}", x.ratio() * 100.0)).collect();
+                writeln!(f, "two programs {c:<5} median ratio {:.1} % (runs: {})", m * 100.0, runs.join(", "))?;
+            }
+        }
+        if let Some(h) = &self.link_health {
+            writeln!(
+                f,
+                "emulator: downlink carried {} packets, queue dropped {}; p99 lateness {:.0} us down, {:.0} us up; \
+                 {} frames lost before forwarding{}",
+                h.down_departures,
+                h.down_queue_drops,
+                h.down_late_p99_us,
+                h.up_late_p99_us,
+                h.rx_dropped,
+                if h.kept_up() { "" } else { " (WARNING: the emulator fell behind its schedule)" }
             )?;
         }
         if let Some(o) = &self.overhead {
@@ -769,15 +1029,49 @@ fn iperf_run(ctx: &Ctx<'_>, label: &str, rtac: Option<&str>, secs: u64, port: u1
     })
 }
 
+/// The data connections in `ss -tin` output, by local port: the one that
+/// sent the most bytes on each port.
+pub fn parse_ss(text: &str) -> Vec<(u16, SenderView)> {
+    let mut out: Vec<(u16, SenderView)> = Vec::new();
+    let mut port = None;
+    for line in text.lines() {
+        if !line.starts_with(char::is_whitespace) {
+            // "ESTAB 0 941200 [::ffff:100.64.0.1]:5201 [::ffff:100.64.0.2]:37272"
+            port = line.split_whitespace().nth(3).and_then(|a| a.rsplit_once(':')).and_then(|(_, p)| p.parse().ok());
+            continue;
+        }
+        let Some(p) = port.take() else { continue };
+        let field = |key: &str| line.split_whitespace().find_map(|t| t.strip_prefix(key));
+        let v = SenderView {
+            bytes_sent: field("bytes_sent:").and_then(|x| x.parse().ok()).unwrap_or(0),
+            // "rwnd_limited:50ms(16.2%)"
+            rwnd_limited_pct: field("rwnd_limited:")
+                .and_then(|x| x.split_once('(')?.1.strip_suffix("%)")?.parse().ok())
+                .unwrap_or(0.0),
+            // "retrans:0/13": now / in total
+            retrans: field("retrans:").and_then(|x| x.rsplit('/').next()?.parse().ok()).unwrap_or(0),
+        };
+        match out.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, w)) if w.bytes_sent >= v.bytes_sent => {}
+            Some((_, w)) => *w = v,
+            None => out.push((p, v)),
+        }
+    }
+    out
+}
+
 /// Two iperf3 -R clients through the bottleneck, one under `controller`
-/// (started `head_start` seconds earlier), one with the default receiver;
-/// both measured over the same `secs` seconds (`-O` omits the head start).
+/// (on port 5201, started `head_start` seconds earlier), one with the
+/// default receiver (port 5202); both measured over the same `secs`
+/// seconds (`-O` omits the head start), with a ping through the same
+/// queue and the senders' view of both connections a second before the end.
 fn fairness_run(
     ctx: &Ctx<'_>,
     controller: &str,
     params: &str,
     secs: u64,
     head_start: u64,
+    n: usize,
 ) -> Result<Fairness, AgentError> {
     let iperf = |port: &str, t: u64, omit: u64| -> Vec<String> {
         let mut v: Vec<String> =
@@ -792,13 +1086,15 @@ fn fairness_run(
     let a2 = iperf("5202", secs, 0);
     let a1: Vec<&str> = a1.iter().map(String::as_str).collect();
     let a2: Vec<&str> = a2.iter().map(String::as_str).collect();
-    let log = ctx.dir.join(format!("fair-{controller}-h{head_start}.csv"));
+    let log = ctx.dir.join(format!("fair-{controller}-h{head_start}-{n}.csv"));
+    let ping = ctx.ping()?;
     let controlled = ctx
         .receiver_cmd(Some((controller, params)), Some(&log), &a1)
         .stdout(Stdio::piped())
         .stdin(Stdio::null())
         .spawn()
         .map_err(|e| tb(format!("cannot run iperf3: {e}")))?;
+    let controlled = Background(controlled);
     std::thread::sleep(StdDuration::from_secs(head_start));
     let plain = ctx
         .receiver_cmd(None, None, &a2)
@@ -806,13 +1102,23 @@ fn fairness_run(
         .stdin(Stdio::null())
         .spawn()
         .map_err(|e| tb(format!("cannot run iperf3: {e}")))?;
-    let o1 = controlled.wait_with_output().map_err(|e| tb(e.to_string()))?;
-    let o2 = plain.wait_with_output().map_err(|e| tb(e.to_string()))?;
-    let m1 = iperf_received_mbps(&String::from_utf8_lossy(&o1.stdout))
-        .ok_or_else(|| tb(format!("iperf3 under {controller} gave no result")))?;
-    let m2 = iperf_received_mbps(&String::from_utf8_lossy(&o2.stdout))
-        .ok_or_else(|| tb("iperf3 with the default receiver gave no result"))?;
-    Ok(Fairness { controller: controller.to_string(), head_start, controlled_mbps: m1, default_mbps: m2 })
+    let plain = Background(plain);
+    std::thread::sleep(StdDuration::from_secs(secs.saturating_sub(1)));
+    let ss = sh(ctx.bed.cmd(&ctx.bed.sender, "ss").args(["-tin"])).unwrap_or_default();
+    let (o1, o2) = (controlled.wait_output()?, plain.wait_output()?);
+    let mut pings = parse_ping(&ping.stop(libc::SIGINT));
+    let m1 = iperf_received_mbps(&o1).ok_or_else(|| tb(format!("iperf3 under {controller} gave no result")))?;
+    let m2 = iperf_received_mbps(&o2).ok_or_else(|| tb("iperf3 with the default receiver gave no result"))?;
+    let views = parse_ss(&ss);
+    let view = |port: u16| views.iter().find(|(p, _)| *p == port).map(|(_, v)| *v);
+    Ok(Fairness {
+        controller: controller.to_string(),
+        head_start,
+        controlled_mbps: m1,
+        default_mbps: m2,
+        ping_median_ms: median(&mut pings),
+        senders: view(5201).zip(view(5202)),
+    })
 }
 
 /// CPU seconds (user + system) of a child, from wait4's rusage.
@@ -914,10 +1220,19 @@ fn overhead(ctx_bin: &Path, preload: &Path, runs: usize, gib: u64) -> Result<Ove
 /// Runs the experiments `args.parts` names and returns the figures.
 pub fn run_experiments(args: &ExperimentArgs) -> Result<Report, AgentError> {
     check_environment()?;
-    for (p, pkg) in [("curl", "curl"), ("iperf3", "iperf3"), ("ping", "iputils-ping"), ("python3", "python3")] {
+    #[rustfmt::skip]
+    let tools = [("curl", "curl"), ("iperf3", "iperf3"), ("ping", "iputils-ping"), ("python3", "python3"),
+                 ("ss", "iproute2"), ("sha256sum", "coreutils")];
+    for (p, pkg) in tools {
         require_program(p, pkg)?;
     }
     let parts: Vec<&str> = args.parts.split(',').map(str::trim).collect();
+    if let Some(bad) = parts.iter().find(|p| !["curl", "iperf", "fair", "overhead"].contains(p)) {
+        return Err(AgentError::Usage(format!("--parts: unknown part {bad:?}: expected curl, iperf, fair, overhead")));
+    }
+    if let Some(p) = &args.rtac_params {
+        rtac_a_over_k(p)?;
+    }
     let rtac_bin = match &args.rtac_bin {
         Some(b) => b.clone(),
         None => std::env::current_exe().map_err(AgentError::io("cannot find this executable"))?,
@@ -926,10 +1241,12 @@ pub fn run_experiments(args: &ExperimentArgs) -> Result<Report, AgentError> {
     let keep = args.out.is_some();
     let dir = args.out.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("rtac-exp-{}", std::process::id())));
     std::fs::create_dir_all(&dir).map_err(AgentError::io(format!("cannot create {}", dir.display())))?;
-    let mut report = Report { rtac_params: args.rtac_params.clone(), ..Default::default() };
+    let mut report = Report::default();
     let result = (|| -> Result<(), AgentError> {
         if parts.iter().any(|p| ["curl", "iperf", "fair"].contains(p)) {
-            let bed = TestBed::new(Bottleneck { rate_bit: args.rate_bit, limit_bytes: args.limit_bytes })?;
+            let link = args.link();
+            report.link = Some(link);
+            let mut bed = TestBed::emulated(link)?;
             let ctx = Ctx { bed: &bed, rtac_bin: rtac_bin.clone(), preload: preload.clone(), dir: dir.clone() };
             let www = dir.join("www");
             std::fs::create_dir_all(&www).map_err(AgentError::io("cannot create the web root"))?;
@@ -937,21 +1254,31 @@ pub fn run_experiments(args: &ExperimentArgs) -> Result<Report, AgentError> {
             if parts.contains(&"curl") {
                 write_blob(&blob, args.file_mib)?;
             }
-            let _http = Background::spawn(
-                bed.cmd(&bed.sender, &rtac_bin).args(["serve", "--listen", "[::]:8080", "--dir"]).arg(&www),
+            let http = Background::spawn(
+                bed.cmd(&bed.sender, &rtac_bin).args(["serve", "--listen", "0.0.0.0:8080", "--dir"]).arg(&www),
             )?;
             let quiet_iperf = |port: &str| {
                 let mut c = bed.cmd(&bed.sender, "iperf3");
                 c.args(["-s", "-p", port]).stdout(Stdio::null()).stderr(Stdio::null());
                 c
             };
-            let _i1 = Background::spawn(&mut quiet_iperf("5201"))?;
-            let _i2 = Background::spawn(&mut quiet_iperf("5202"))?;
+            let i1 = Background::spawn(&mut quiet_iperf("5201"))?;
+            let i2 = Background::spawn(&mut quiet_iperf("5202"))?;
             for port in [8080, 5201, 5202] {
                 wait_listening(&bed, &bed.receiver, SENDER_V4, port)?;
             }
-            let idle = sh(bed.cmd(&bed.receiver, "ping").args(["-n", "-c", "10", "-i", "0.1", SENDER_V4]))?;
+            let idle = sh(bed.cmd(&bed.receiver, "ping").args(["-n", "-c", "20", "-i", "0.1", SENDER_V4]))?;
             report.base_rtt_ms = median(&mut parse_ping(&idle));
+            if !report.base_rtt_ms.is_finite() {
+                return Err(tb(format!("no idle ping came back through the link: {idle}")));
+            }
+            report.bdp_packets = link.bdp_packets(report.base_rtt_ms);
+            report.rtac_params = match &args.rtac_params {
+                Some(p) => p.clone(),
+                None => format!("bdp={:.0}", report.bdp_packets),
+            };
+            report.rtac_a_over_k = rtac_a_over_k(&report.rtac_params)?;
+            let rtac = report.rtac_params.as_str();
             // A first short transfer, so that no measured run pays for the first connection's set-up.
             sh(bed.cmd(&bed.receiver, "iperf3").args(["-c", SENDER_V4, "-p", "5201", "-R", "-t", "1"]))?;
             settle();
@@ -959,7 +1286,7 @@ pub fn run_experiments(args: &ExperimentArgs) -> Result<Report, AgentError> {
                 let want = sha256(&blob)?;
                 let (d, f1) = curl_run(&ctx, "default", None, args.file_mib)?;
                 settle();
-                let (c, f2) = curl_run(&ctx, "rtac", Some(&args.rtac_params), args.file_mib)?;
+                let (c, f2) = curl_run(&ctx, "rtac", Some(rtac), args.file_mib)?;
                 settle();
                 report.sha256_ok = Some(sha256(&f1)? == want && sha256(&f2)? == want);
                 report.curl = vec![d, c];
@@ -970,20 +1297,26 @@ pub fn run_experiments(args: &ExperimentArgs) -> Result<Report, AgentError> {
             if parts.contains(&"iperf") {
                 let d = iperf_run(&ctx, "default", None, args.iperf_secs, 5201)?;
                 settle();
-                let c = iperf_run(&ctx, "rtac", Some(&args.rtac_params), args.iperf_secs, 5201)?;
+                let c = iperf_run(&ctx, "rtac", Some(rtac), args.iperf_secs, 5201)?;
                 settle();
                 report.iperf = vec![d, c];
             }
             if parts.contains(&"fair") {
                 let h = args.fair_head_start;
-                report.fairness.push(fairness_run(&ctx, "rtac", &args.rtac_params, args.fair_secs, h)?);
-                settle();
-                report.fairness.push(fairness_run(&ctx, "drwa", "", args.fair_secs, h)?);
-                if h > 0 {
-                    settle();
-                    report.fairness.push(fairness_run(&ctx, "rtac", &args.rtac_params, args.fair_secs, 0)?);
+                // Interleaved, so that a change in the machine's load hits both alike.
+                for i in 0..args.fair_runs.max(args.drwa_runs) {
+                    if i < args.fair_runs {
+                        report.fairness.push(fairness_run(&ctx, "rtac", rtac, args.fair_secs, h, i)?);
+                        settle();
+                    }
+                    if i < args.drwa_runs {
+                        report.fairness.push(fairness_run(&ctx, "drwa", "", args.fair_secs, h, i)?);
+                        settle();
+                    }
                 }
             }
+            drop((http, i1, i2));
+            report.link_health = bed.stop_link();
         }
         if parts.contains(&"overhead") && args.overhead_runs > 0 {
             report.overhead = Some(overhead(&rtac_bin, &preload, args.overhead_runs, args.overhead_gib)?);

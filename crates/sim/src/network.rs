@@ -15,7 +15,7 @@ use crate::packet::Packet;
 use crate::scenario::{LinkSpec, Scheduler, Service};
 use rtac_core::rng::Rng;
 use rtac_core::{Bandwidth, Duration, Instant};
-use rtac_netmodel::{AnyQdisc, FixedRate, LinkServer, ProfileLink, Qdisc, RateProfile, TraceLink};
+use rtac_netmodel::{AnyQdisc, Dequeued, FixedRate, LinkServer, ProfileLink, Qdisc, RateProfile, TraceLink};
 use std::collections::VecDeque;
 
 /// How one station's packets are serialised.
@@ -195,7 +195,7 @@ impl Link {
     }
 
     /// Picks the station to serve next and dequeues from it.
-    fn dequeue(&mut self, now: Instant, drops: &mut Vec<Packet>) -> Option<(usize, rtac_netmodel::Dequeued<Packet>)> {
+    fn dequeue(&mut self, now: Instant, drops: &mut Vec<Packet>) -> Option<(usize, Dequeued<Packet>)> {
         if self.stations.len() == 1 {
             return self.stations[0].queue.dequeue(now, drops).map(|d| (0, d));
         }
@@ -222,12 +222,29 @@ impl Link {
         }
     }
 
+    /// Whether the link, idle, would send `pkt` at once: no random loss,
+    /// one queue, and that queue would hand the packet straight back.
+    pub fn passes_through(&self, pkt: &Packet) -> bool {
+        !self.busy && self.loss == 0.0 && self.stations.len() == 1 && self.stations[0].queue.passes_through(pkt)
+    }
+
+    /// Puts a packet that `passes_through` on the wire, as offering and
+    /// dequeueing it would.
+    pub fn start_now(&mut self, pkt: Packet, now: Instant) -> Started {
+        self.start(0, Dequeued { packet: pkt, sojourn: Duration::ZERO }, now)
+    }
+
     /// Dequeues the next packet and puts it on the wire, if any.
     pub fn start_next(&mut self, now: Instant, drops: &mut Vec<Packet>) -> Option<Started> {
         let Some((s, d)) = self.dequeue(now, drops) else {
             self.busy = false;
             return None;
         };
+        Some(self.start(s, d, now))
+    }
+
+    /// Puts the packet station `s` dequeued on the wire.
+    fn start(&mut self, s: usize, d: Dequeued<Packet>, now: Instant) -> Started {
         let size = d.packet.wire_size();
         let shared = self.stations.len() > 1;
         let st = &mut self.stations[s];
@@ -249,7 +266,7 @@ impl Link {
         let arrive = free_at + self.delay;
         let was_empty = self.wire.is_empty();
         self.wire.push_back((arrive, d.packet));
-        Some(Started { free_at, arrive_at: was_empty.then_some(arrive) })
+        Started { free_at, arrive_at: was_empty.then_some(arrive) }
     }
 
     /// What the base station tells flow `f`'s UE (per-flow links only):

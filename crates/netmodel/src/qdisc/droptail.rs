@@ -54,6 +54,9 @@ impl<P: Packet> Qdisc<P> for DropTail<P> {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
+    fn passes_through(&self, pkt: &P) -> bool {
+        self.q.is_empty() && self.fits(pkt.size())
+    }
 }
 
 #[cfg(test)]
@@ -93,6 +96,16 @@ pub(crate) mod tests {
         q.enqueue(P(500, 0), Instant::ZERO, &mut drops);
         assert_eq!(q.len_bytes(), 3000);
         assert_eq!(drops, vec![P(600, 0)]);
+    }
+
+    #[test]
+    fn only_an_empty_queue_with_room_passes_a_packet_through() {
+        let mut drops = Vec::new();
+        let mut q = DropTail::new(Limit::Bytes(1000));
+        assert!(q.passes_through(&P(1000, 0)));
+        assert!(!q.passes_through(&P(1001, 0)), "no room");
+        q.enqueue(P(100, 0), Instant::ZERO, &mut drops);
+        assert!(!q.passes_through(&P(100, 0)), "packets wait");
     }
 
     #[test]

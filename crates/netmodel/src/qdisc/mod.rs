@@ -41,4 +41,11 @@ pub trait Qdisc<P: Packet> {
     fn is_empty(&self) -> bool {
         self.len_packets() == 0
     }
+
+    /// Whether `pkt`, offered now and dequeued at once, would come straight
+    /// back with zero sojourn and the queue left as it was (an empty FIFO
+    /// with room for it), so that a link may send it without queueing it.
+    fn passes_through(&self, _pkt: &P) -> bool {
+        false
+    }
 }

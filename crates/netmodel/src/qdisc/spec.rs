@@ -364,6 +364,10 @@ impl<P: Packet> Qdisc<P> for AnyQdisc<P> {
     fn len_bytes(&self) -> u64 {
         dispatch!(self, q => q.len_bytes())
     }
+    #[inline]
+    fn passes_through(&self, pkt: &P) -> bool {
+        dispatch!(self, q => q.passes_through(pkt))
+    }
 }
 
 #[cfg(test)]

@@ -618,6 +618,9 @@ pub struct Overhead {
     pub reads_per_s: f64,
     pub steps_per_s: f64,
     pub bytes_per_read: f64,
+    /// RTT samples fed per second, at most: one per 1448 bytes read, at
+    /// most [`crate::driver::MAX_SAMPLES_PER_STEP`] per step.
+    pub samples_per_s: f64,
     /// Receiver CPU seconds per second of the default runs (median).
     pub default_cpu_per_s: f64,
     pub costs: AgentCosts,
@@ -639,10 +642,12 @@ impl Overhead {
     }
 
     /// The agent's cost predicted from the micro-benchmark: reads/s ×
-    /// read path + steps/s × step, over the default receiver's CPU use.
+    /// read path + steps/s × step + samples/s × sample, over the default
+    /// receiver's CPU use.
     pub fn modelled_pct(&self) -> f64 {
-        let per_s = self.reads_per_s * self.costs.read_ns * 1e-9 + self.steps_per_s * self.costs.step_ns * 1e-9;
-        per_s / self.default_cpu_per_s * 100.0
+        let c = &self.costs;
+        let per_s = self.reads_per_s * c.read_ns + self.steps_per_s * c.step_ns + self.samples_per_s * c.sample_ns;
+        per_s * 1e-9 / self.default_cpu_per_s * 100.0
     }
 
     /// The same from the medians of each case's CPU times.
@@ -659,8 +664,11 @@ impl Overhead {
 pub struct AgentCosts {
     /// The shim's read path on a controlled socket, no step due.
     pub read_ns: f64,
-    /// One control step of RTAC (fstat, TCP_INFO, controller, TCP_WINDOW_CLAMP).
+    /// One control step of RTAC (fstat, TCP_INFO, controller, TCP_WINDOW_CLAMP),
+    /// no segment received since the previous one.
     pub step_ns: f64,
+    /// Each RTT sample a step feeds RTAC (one per segment received).
+    pub sample_ns: f64,
 }
 
 /// Times the read path and the control step (see [`AgentCosts`]).
@@ -686,8 +694,18 @@ pub fn agent_costs() -> Result<AgentCosts, AgentError> {
         d.step(crate::sys::now())?;
     }
     let step_ns = (crate::sys::thread_cpu_ns() - t) as f64 / n as f64;
+    let mut ctl = cfg.controller(rtac_core::DEFAULT_MSS)?;
+    let n = 2_000_000u64;
+    let now = crate::sys::now();
+    let t = crate::sys::thread_cpu_ns();
+    for i in 0..n {
+        // Varying samples, so that the work is not hoisted out of the loop.
+        let rtt = rtac_core::time::Duration::from_micros(50_000 + (i & 1023));
+        rtac_core::controller::Controller::on_rtt_sample(&mut ctl, now, std::hint::black_box(rtt));
+    }
+    let sample_ns = (crate::sys::thread_cpu_ns() - t) as f64 / n as f64;
     crate::shim::closing(fd1);
-    Ok(AgentCosts { read_ns, step_ns })
+    Ok(AgentCosts { read_ns, step_ns, sample_ns })
 }
 
 /// Everything the experiments measured.
@@ -833,14 +851,16 @@ impl std::fmt::Display for Report {
             }
             writeln!(
                 f,
-                "overhead  cost model: read path {:.1} ns, control step {:.2} us; the logged rtac run made {:.0} \
-                 reads/s of {:.0} bytes and {:.0} steps/s; the default receiver used {:.3} CPU s per s: \
-                 predicted {:+.2} % CPU time",
+                "overhead  cost model: read path {:.1} ns, control step {:.2} us, RTT sample {:.1} ns; the logged \
+                 rtac run made {:.0} reads/s of {:.0} bytes, {:.0} steps/s and at most {:.0} samples/s; the default \
+                 receiver used {:.3} CPU s per s: predicted {:+.2} % CPU time",
                 o.costs.read_ns,
                 o.costs.step_ns / 1e3,
+                o.costs.sample_ns,
                 o.reads_per_s,
                 o.bytes_per_read,
                 o.steps_per_s,
+                o.samples_per_s,
                 o.default_cpu_per_s,
                 o.modelled_pct()
             )?;
@@ -1204,12 +1224,15 @@ fn overhead(ctx_bin: &Path, preload: &Path, runs: usize, gib: u64) -> Result<Ove
     let span = data.last().unwrap().t_s - data.first().unwrap().t_s;
     let reads: u64 = data.iter().map(|r| r.reads).sum();
     let bytes: u64 = data.iter().map(|r| r.read_bytes).sum();
+    let max = crate::driver::MAX_SAMPLES_PER_STEP;
+    let samples: u64 = data.iter().map(|r| r.read_bytes.div_ceil(rtac_core::DEFAULT_MSS as u64).min(max)).sum();
     let default = cases.iter().find(|c| c.0 == "default").expect("the default case");
     let secs = gib as f64 * 8.0 * (1u64 << 30) as f64 / (default.2 * 1e9);
     Ok(Overhead {
         gib,
         reads_per_s: reads as f64 / span.max(1e-3),
         steps_per_s: data.len() as f64 / span.max(1e-3),
+        samples_per_s: samples as f64 / span.max(1e-3),
         bytes_per_read: bytes as f64 / reads.max(1) as f64,
         default_cpu_per_s: default.1 / secs,
         costs: agent_costs()?,
@@ -1350,6 +1373,48 @@ mod tests {
                       "bytes": 5, "bits_per_second": 47812345.5, "sender": false}}}"#;
         assert_eq!(iperf_received_mbps(json), Some(47.8123455));
         assert_eq!(iperf_received_mbps("{}"), None);
+    }
+
+    #[test]
+    fn ss_output_parses_to_the_busiest_connection_per_port() {
+        let ss = "State Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n\
+                  ESTAB 0 2 [::ffff:100.64.0.1]:5201 [::ffff:100.64.0.2]:37256\n\
+                  \t bbr wscale:10,10 rto:256 bytes_sent:4 bytes_acked:4\n\
+                  ESTAB 0 941200 [::ffff:100.64.0.1]:5201 [::ffff:100.64.0.2]:37272\n\
+                  \t cubic cwnd:357 bytes_sent:76309600 busy:20000ms rwnd_limited:1200ms(6.0%) retrans:0/31 \
+                  bytes_retrans:44888\n\
+                  ESTAB 0 5000 100.64.0.1:5202 100.64.0.2:37280\n\
+                  \t cubic cwnd:440 bytes_sent:66000000 busy:20000ms retrans:1/23\n";
+        let v = parse_ss(ss);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0], (5201, SenderView { bytes_sent: 76_309_600, rwnd_limited_pct: 6.0, retrans: 31 }));
+        assert_eq!(v[1], (5202, SenderView { bytes_sent: 66_000_000, rwnd_limited_pct: 0.0, retrans: 23 }));
+        assert!(parse_ss("").is_empty());
+    }
+
+    #[test]
+    fn the_fairness_model_gives_the_shares_of_its_derivation() {
+        // K from eq. (11) for the true BDP: s = ((theta - 1) / (r - 1))^(1/3).
+        let bdp = 209.0;
+        let a_over_k = rtac_a_over_k("bdp=209").unwrap();
+        assert!((a_over_k - 0.38 * bdp * bdp * bdp).abs() < 1e-6 * a_over_k);
+        let ratio = |r: f64| predicted_rtac_ratio(a_over_k, bdp, r).unwrap();
+        let s = |ratio: f64| ratio / (1.0 + ratio);
+        assert!((s(ratio(9.0)) - (0.38f64 / 8.0).cbrt()).abs() < 1e-9);
+        assert!((ratio(4.46) - 0.919).abs() < 0.001, "{}", ratio(4.46));
+        assert!(ratio(5.3) > 0.8 && ratio(5.4) < 0.8);
+        // At r <= theta RTAC's window does not limit it.
+        assert_eq!(predicted_rtac_ratio(a_over_k, bdp, 1.3), None);
+        assert_eq!(predicted_rtac_ratio(a_over_k, bdp, 1.0), None);
+        assert!(rtac_a_over_k("lambda=3").is_err());
+    }
+
+    #[test]
+    fn the_default_queue_is_the_papers_lte_bloat() {
+        // 50 Mbit/s, 25 ms each way: BDP 208.3 packets, (223/50 - 1) x BDP.
+        assert_eq!(Link::paper_lte_queue(50_000_000, 25.0), 721);
+        let l = ExperimentArgs::default().link();
+        assert_eq!((l.rate_bit, l.delay_ms, l.queue_packets), (50_000_000, 25.0, 721));
     }
 
     #[test]

@@ -194,7 +194,7 @@ impl Engine {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += size as u64;
         if let Some(log) = &mut self.log {
-            log.arrival(now, size, f.flow_id);
+            log.arrival(now, size, f.flow_id, f.tcp());
         }
         if self.loss > 0.0 && self.rng.next_f64() < self.loss {
             self.stats.drops_loss += 1;
@@ -212,7 +212,7 @@ impl Engine {
 
     fn dropped(&mut self, f: Frame, now: Instant, cause: DropCause) {
         if let Some(log) = &mut self.log {
-            log.drop(now, f.size(), f.flow_id, cause);
+            log.drop(now, f.size(), f.flow_id, cause, f.tcp());
         }
         self.pool.push(f.buf);
     }
@@ -247,7 +247,7 @@ impl Engine {
             self.stats.departure_bytes += size as u64;
             self.stats.delay_ns.record(delay.as_nanos());
             if let Some(log) = &mut self.log {
-                log.departure(finish, size, delay, f.flow_id);
+                log.departure(finish, size, delay, f.flow_id, f.tcp());
             }
             self.wire.push_back((finish + self.delay, f));
         }

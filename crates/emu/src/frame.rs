@@ -34,6 +34,94 @@ impl Frame {
     pub fn l3_bytes(&self) -> &[u8] {
         &self.buf[self.l3 as usize..self.len as usize]
     }
+    /// Its TCP sequence and acknowledgment fields, if it is a TCP packet.
+    pub fn tcp(&self) -> Option<TcpSeg> {
+        parse_tcp(self.l3_bytes())
+    }
+}
+
+/// The fields of a TCP segment that locate it in its connection's sequence
+/// space: enough to match data with the ACKs that acknowledge it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpSeg {
+    /// Sequence number of the first byte (or of the SYN).
+    pub seq: u32,
+    /// Sequence space the segment takes: payload bytes, plus one for SYN
+    /// and one for FIN.
+    pub len: u32,
+    /// The acknowledgment number, when the ACK flag is set.
+    pub ack: Option<u32>,
+    /// SACK blocks (RFC 2018), half-open `[left, right)`, in the order the
+    /// option lists them; `nsack` of them are set.
+    pub sack: [(u32, u32); 4],
+    pub nsack: u8,
+}
+
+impl TcpSeg {
+    /// The sequence number after the segment.
+    pub fn end(&self) -> u32 {
+        self.seq.wrapping_add(self.len)
+    }
+    /// The SACK blocks.
+    pub fn sacks(&self) -> &[(u32, u32)] {
+        &self.sack[..self.nsack as usize]
+    }
+}
+
+/// Reads the TCP fields of an IP packet (`ip` starts at the IP header);
+/// `None` for anything but an unfragmented IPv4 or IPv6 TCP segment with a
+/// complete header.
+pub fn parse_tcp(ip: &[u8]) -> Option<TcpSeg> {
+    let (l4, ip_payload) = match ip.first()? >> 4 {
+        4 if ip.len() >= 20 => {
+            let ihl = ((ip[0] & 0x0f) as usize) * 4;
+            let total = u16::from_be_bytes([ip[2], ip[3]]) as usize;
+            let frag = u16::from_be_bytes([ip[6], ip[7]]) & 0x3fff;
+            if ip[9] != 6 || frag != 0 || ihl < 20 || total < ihl {
+                return None;
+            }
+            (ihl, total.min(ip.len()) - ihl)
+        }
+        // No extension headers: TCP follows the fixed header directly.
+        6 if ip.len() >= 40 && ip[6] == 6 => (40, (u16::from_be_bytes([ip[4], ip[5]]) as usize).min(ip.len() - 40)),
+        _ => return None,
+    };
+    let t = ip.get(l4..l4 + 20)?;
+    let doff = ((t[12] >> 4) as usize) * 4;
+    if doff < 20 || doff > ip_payload {
+        return None;
+    }
+    let flags = t[13];
+    let (fin, syn, ackf) = (flags & 0x01 != 0, flags & 0x02 != 0, flags & 0x10 != 0);
+    let word = |b: &[u8], i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let mut seg = TcpSeg {
+        seq: word(t, 4),
+        len: (ip_payload - doff) as u32 + syn as u32 + fin as u32,
+        ack: ackf.then(|| word(t, 8)),
+        ..TcpSeg::default()
+    };
+    // Options: the SACK blocks (kind 5, 8 bytes per block).
+    let mut opts = &ip[l4 + 20..l4 + doff];
+    while let Some(&kind) = opts.first() {
+        match kind {
+            0 => break,
+            1 => opts = &opts[1..],
+            _ => {
+                let n = *opts.get(1)? as usize;
+                if n < 2 || n > opts.len() {
+                    break;
+                }
+                if kind == 5 {
+                    for b in opts[2..n].chunks_exact(8).take(4) {
+                        seg.sack[seg.nsack as usize] = (word(b, 0), word(b, 4));
+                        seg.nsack += 1;
+                    }
+                }
+                opts = &opts[n..];
+            }
+        }
+    }
+    Some(seg)
 }
 
 impl Packet for Frame {
@@ -193,6 +281,45 @@ mod tests {
         let other = parse_flow(0x0800, &tcp4([100, 64, 0, 1], [100, 64, 0, 2], 5201, 40001));
         assert_ne!(t.key(), other.key());
         assert_eq!(t.key(), parse_flow(0x0800, &p).key());
+    }
+
+    #[test]
+    fn tcp_sequence_fields_are_read() {
+        let mut p = tcp4([100, 64, 0, 1], [100, 64, 0, 2], 5201, 40000);
+        p.resize(40 + 12 + 100, 0);
+        let total = p.len() as u16;
+        p[2..4].copy_from_slice(&total.to_be_bytes());
+        p[24..28].copy_from_slice(&0xffff_fff0u32.to_be_bytes());
+        p[28..32].copy_from_slice(&77u32.to_be_bytes());
+        p[32] = 8 << 4; // 32-byte header: 12 bytes of options
+        p[33] = 0x10; // ACK
+        let s = parse_tcp(&p).unwrap();
+        assert_eq!(s, TcpSeg { seq: 0xffff_fff0, len: 100, ack: Some(77), ..TcpSeg::default() });
+        assert_eq!(s.end(), 84, "sequence numbers wrap");
+        p[33] = 0x02; // SYN, no ACK
+        let s = parse_tcp(&p).unwrap();
+        assert_eq!((s.seq, s.len, s.ack, s.sacks()), (0xffff_fff0, 101, None, &[][..]));
+        // NOP, NOP, SACK with two blocks, after a timestamp option.
+        let mut a = tcp4([100, 64, 0, 2], [100, 64, 0, 1], 40000, 5201);
+        let mut opt = vec![1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 1, 1, 5, 18];
+        for v in [3000u32, 4000, 5000, 6000] {
+            opt.extend_from_slice(&v.to_be_bytes());
+        }
+        a.truncate(40);
+        a.extend_from_slice(&opt);
+        let total = a.len() as u16;
+        a[2..4].copy_from_slice(&total.to_be_bytes());
+        a[32] = (((20 + opt.len()) / 4) << 4) as u8;
+        a[33] = 0x10;
+        a[28..32].copy_from_slice(&2000u32.to_be_bytes());
+        let s = parse_tcp(&a).unwrap();
+        assert_eq!((s.len, s.ack, s.sacks()), (0, Some(2000), &[(3000, 4000), (5000, 6000)][..]));
+        p[9] = 17;
+        assert_eq!(parse_tcp(&p), None, "UDP");
+        p[9] = 6;
+        p[7] = 1; // a fragment
+        assert_eq!(parse_tcp(&p), None);
+        assert_eq!(parse_tcp(&p[..30]), None, "truncated");
     }
 
     #[test]

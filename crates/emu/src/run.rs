@@ -86,6 +86,7 @@ fn log_writer(cfg: &Config, name: &str, spec: &DirectionSpec, origin: Instant) -
     w.comment(&format!("base timestamp: {} ns since the Unix epoch", sys::realtime_ns()));
     w.comment("times: ms since the base timestamp; sizes: IP bytes");
     w.comment("events: T + SIZE FLOW | T - SIZE DELAY_MS FLOW | T d SIZE FLOW CAUSE | T # BYTES");
+    w.comment("TCP packets add: SEQ LEN ACK [SACK_LEFT-SACK_RIGHT]... (ACK - without the ACK flag)");
     Ok(Some(w))
 }
 

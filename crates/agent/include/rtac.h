@@ -5,7 +5,7 @@
  * a connected TCP socket, report every read, detach before closing:
  *
  *     char err[256];
- *     rtac_socket *s = rtac_attach(fd, "rtac", "bdp=95,delta=10ms", NULL, err, sizeof err);
+ *     rtac_socket *s = rtac_attach(fd, "rtac", "bdp=209", NULL, err, sizeof err);
  *     if (!s) { fprintf(stderr, "rtac: %s\n", err); ... go on without it ... }
  *     while ((n = read(fd, buf, sizeof buf)) > 0) {
  *         rtac_on_read(s, n);

@@ -1,6 +1,6 @@
-//! rtac-dev: `rtac run` and `rtac get` before the `rtac` binary wires them,
-//! plus the test bed's helpers (`serve`, `experiment`) and `plot` for the
-//! agent's logs. Built next to
+//! rtac-dev: the agent's commands for its tests: `run` and `get` (the same
+//! as `rtac run` and `rtac get`), the test bed's helpers (`serve`,
+//! `experiment`) and `plot` for the agent's logs. Built next to
 //! librtac_preload.so, so `run` finds the shim without configuration.
 
 use clap::{Parser, Subcommand};

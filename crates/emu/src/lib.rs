@@ -18,6 +18,7 @@
 //! | [`frame`] | frames, 5-tuple parsing and flow keys |
 //! | [`log`] | the per-packet log: writer and reader |
 //! | [`plot`] | `plot_main`: log analysis, summary and charts |
+//! | [`rtt`] | the senders' RTT samples, from both directions' logs |
 //! | [`sys`] | the system calls (the only `unsafe` code) |
 
 pub mod args;
@@ -28,6 +29,7 @@ pub mod hist;
 pub mod log;
 pub mod plot;
 pub mod queue;
+pub mod rtt;
 pub mod run;
 pub mod sys;
 pub mod testbed;

@@ -463,6 +463,20 @@ fn trace_download(packets: u32, secs: u32) -> rtac_emu::plot::Summary {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let log = read_log(std::io::BufReader::new(std::fs::File::open(dir.join("down.log")).unwrap())).unwrap();
     assert!(log.header("link").unwrap().contains("Verizon-LTE-short.down"));
+    // The TCP fields of both logs give the server's RTT samples: at least
+    // one per 16 segments, none shorter than the two propagation delays.
+    let up = read_log(std::io::BufReader::new(std::fs::File::open(dir.join("up.log")).unwrap())).unwrap();
+    let rtts = rtac_emu::rtt::sender_rtts(&log, &up).unwrap();
+    let data = rtts.iter().filter(|r| r.direction == "down").max_by_key(|r| r.data_segments).expect("a server sender");
+    for samples in [&data.samples, &data.echo_samples] {
+        assert!(
+            samples.len() as u64 > data.data_segments / 16,
+            "{} samples, {} segments",
+            samples.len(),
+            data.data_segments
+        );
+        assert!(samples.iter().all(|s| s.rtt_ms >= 40.0), "{samples:?}");
+    }
     // Skip the first second (slow start) of the transfer.
     let (all, _) = analyse(&log, None, None, 0.5).unwrap();
     let (s, _) = analyse(&log, Some(all.from_s + 1.0), Some(all.to_s), 0.5).unwrap();

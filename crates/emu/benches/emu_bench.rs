@@ -1,7 +1,8 @@
 //! The emulator's "must show" measurements, printed as figures (run as
 //! root: `cargo bench -p rtac-emu`; `-- throughput`, `-- timing`,
-//! `-- fidelity`, `-- trace` or `-- forward` runs one group). About six
-//! minutes in all; the integration tests check shorter versions.
+//! `-- fidelity`, `-- trace` or `-- forward` runs one group). About fifteen
+//! minutes in all, eight of them `fidelity` with its three runs per link;
+//! the integration tests check shorter versions.
 
 use rtac_emu::log::read_log;
 use rtac_emu::plot::analyse;
@@ -199,8 +200,241 @@ fn timing() {
     println!("                                                   up {}", lateness(&s, "up"));
 }
 
+/// Nearest-rank quantile of unsorted values (NaN when empty).
+fn quantile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1]
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn median(v: &[f64]) -> f64 {
+    quantile(v, 0.5)
+}
+
+/// The figures compared between the simulator and the emulator, each
+/// measured the same way on both sides. Times in ms.
+#[derive(Clone, Debug, Default)]
+struct Figures {
+    goodput: f64,
+    /// Per-ACK RTT samples at the sender, taken from the timestamp echo as
+    /// `rtac-sim` takes them (`rtac_emu::rtt`): mean, p50, p95 and count.
+    rtt_mean: f64,
+    rtt_p50: f64,
+    rtt_p95: f64,
+    rtt_n: f64,
+    /// The smoothed RTT of those samples averaged over time.
+    srtt_time_mean: f64,
+    /// That smoothed RTT read once a second (1 s .. 20 s after the start)
+    /// and averaged, as iperf3's `mean_rtt` reads the kernel's.
+    srtt_1s_mean: f64,
+    /// The same from the samples Linux takes (emulator only; NaN for the
+    /// simulator).
+    linux_rtt_mean: f64,
+    linux_rtt_p95: f64,
+    linux_srtt_time_mean: f64,
+    linux_srtt_1s_mean: f64,
+    /// The check of the rebuilt samples against the kernel: the largest
+    /// difference between Linux's smoothed RTT rebuilt from the logs and
+    /// the kernel's as iperf3 reports it at the end of each interval.
+    kernel_check_max_ms: f64,
+    /// Bottleneck: packets waiting (in service excluded), averaged over
+    /// time; queueing delay (arrival to start of service) per packet.
+    queue_pkts: f64,
+    sojourn_mean: f64,
+    sojourn_p95: f64,
+    drops: f64,
+}
+
+const FIDELITY_SECS: f64 = 20.0;
+
+/// `rtac sim` on the same link: flow start at `start_ms` of the trace (the
+/// emulated flow's phase), statistics over the following 20 s.
+fn fidelity_sim(rate: &str, delay: &str, packets: u32, start_ms: f64) -> Figures {
+    let is_trace = rate.contains('/');
+    let service = if is_trace { format!("trace = \"{rate}\"") } else { format!("rate = \"{rate}\"") };
+    let toml = format!(
+        "duration = \"20s\"\ncontrollers = [\"none\"]\n[[link]]\nname = \"bn\"\n{service}\ndelay = \"{delay}\"\n\
+         queue = \"droptail:packets={packets}\"\n[[flow]]\ncc = \"cubic\"\n"
+    );
+    let mut sc = rtac_sim::scenario::parse_str(&toml, "fidelity").unwrap();
+    let start = rtac_core::Duration::from_micros((start_ms * 1e3).round() as u64);
+    sc.flows[0].start = start;
+    sc.measure_from = start;
+    sc.duration = start + rtac_core::Duration::from_secs(FIDELITY_SECS as u64);
+    let r = rtac_sim::run(&sc, &sc.controllers[0], &rtac_sim::RunOptions { series: true });
+    let (f, l) = (&r.flows[0], &r.links[0]);
+    let series = r.series.as_ref().unwrap();
+    let from = start_ms;
+    let to = start_ms + FIDELITY_SECS * 1e3;
+    let ms = |d: rtac_core::Duration| d.as_nanos() as f64 / 1e6;
+    let srtt: Vec<(f64, f64)> =
+        series.flows.iter().filter(|s| s.srtt > rtac_core::Duration::ZERO).map(|s| (ms(s.t), ms(s.srtt))).collect();
+    // Samples are taken every 10 ms: a sample stands for the 10 ms after it.
+    let in_window = |t: f64| t >= from && t < to;
+    let srtt_w: Vec<f64> = srtt.iter().filter(|s| in_window(s.0)).map(|s| s.1).collect();
+    let at_1s: Vec<f64> =
+        (1..=FIDELITY_SECS as u32).filter_map(|k| rtac_emu::rtt::value_at(&srtt, from + k as f64 * 1e3)).collect();
+    let queue: Vec<f64> =
+        series.links.iter().filter(|s| s.link == 0 && in_window(ms(s.t))).map(|s| s.queue_packets as f64).collect();
+    Figures {
+        goodput: f.throughput_mbps,
+        rtt_mean: f.rtt_mean_ms,
+        rtt_p50: f.rtt_p50_ms,
+        rtt_p95: f.rtt_p95_ms,
+        rtt_n: f.rtt_samples as f64,
+        srtt_time_mean: mean(&srtt_w),
+        srtt_1s_mean: mean(&at_1s),
+        linux_rtt_mean: f64::NAN,
+        linux_rtt_p95: f64::NAN,
+        linux_srtt_time_mean: f64::NAN,
+        linux_srtt_1s_mean: f64::NAN,
+        kernel_check_max_ms: f64::NAN,
+        queue_pkts: mean(&queue),
+        sojourn_mean: l.queue_delay_mean_ms,
+        sojourn_p95: l.queue_delay_p95_ms,
+        drops: l.drops as f64,
+    }
+}
+
+/// One iperf3 CUBIC download through `rtac emu`, logged; the figures come
+/// from the logs (RTT samples rebuilt from the TCP fields, the bottleneck
+/// queue from arrivals and departures), plus iperf3's goodput and
+/// `mean_rtt`. Returns the figures, iperf3's `mean_rtt` and the instant the
+/// first data segment reached the emulator (ms since the trace started).
+fn fidelity_emu(rate: &str, up: &str, delay: &str, packets: u32, extra: &[&str]) -> (Figures, f64, f64) {
+    use rtac_emu::log::Event;
+    let dir = tmp("fidelity");
+    let q = format!("droptail:packets={packets}");
+    let mut args = extra.to_vec();
+    args.extend([
+        "--down",
+        rate,
+        "--up",
+        up,
+        "--delay",
+        delay,
+        "--queue",
+        &q,
+        "--log",
+        dir.to_str().unwrap(),
+        "--server",
+        "iperf3 -s -1 -J >/dev/null",
+        "--",
+        "iperf3",
+        "-c",
+        "$RTAC_SERVER",
+        "-R",
+        "-C",
+        "cubic",
+        "-t",
+        "20",
+        "-J",
+        "--get-server-output",
+    ]);
+    let out = emu(&args);
+    let j = json(&out);
+    let iperf_rtt = j["server_output_json"]["end"]["streams"][0]["sender"]["mean_rtt"].as_f64().unwrap() / 1e3;
+    let read = |n: &str| read_log(std::io::BufReader::new(std::fs::File::open(dir.join(n)).unwrap())).unwrap();
+    let (down, up_log) = (read("down.log"), read("up.log"));
+    let _ = std::fs::remove_dir_all(&dir);
+    // iperf3's data connection: the server's sender with the most segments.
+    let rtts = rtac_emu::rtt::sender_rtts(&down, &up_log).unwrap();
+    let flow = rtts.iter().filter(|r| r.direction == "down").max_by_key(|r| r.data_segments).unwrap();
+    let from = flow.first_data_ms.unwrap();
+    let to = from + FIDELITY_SECS * 1e3;
+    // Per-ACK samples in the window; the smoothed RTT averaged over the
+    // window and read once a second.
+    let rtt_figures = |samples: &[rtac_emu::rtt::RttSample]| {
+        let rtt: Vec<f64> = samples.iter().filter(|s| s.t_ms >= from && s.t_ms < to).map(|s| s.rtt_ms).collect();
+        let srtt = rtac_emu::rtt::smoothed(samples);
+        let at_1s: Vec<f64> =
+            (1..=FIDELITY_SECS as u32).filter_map(|k| rtac_emu::rtt::value_at(&srtt, from + k as f64 * 1e3)).collect();
+        let time_mean = rtac_emu::rtt::time_mean(&srtt, from, to).unwrap();
+        (mean(&rtt), quantile(&rtt, 0.5), quantile(&rtt, 0.95), rtt.len() as f64, time_mean, mean(&at_1s))
+    };
+    let echo = rtt_figures(&flow.echo_samples);
+    let linux = rtt_figures(&flow.samples);
+    // iperf3 reads the kernel's smoothed RTT at the end of each interval
+    // (seconds since its data started).
+    let kernel_srtt = rtac_emu::rtt::smoothed(&flow.samples);
+    let kernel_check_max_ms = j["server_output_json"]["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let end_ms = from + i["streams"][0]["end"].as_f64().unwrap() * 1e3;
+            let kernel = i["streams"][0]["rtt"].as_f64().unwrap() / 1e3;
+            (rtac_emu::rtt::value_at(&kernel_srtt, end_ms).unwrap_or(f64::NAN) - kernel).abs()
+        })
+        .fold(0.0, f64::max);
+    // The bottleneck, a FIFO: a packet starts service when it has arrived
+    // and the one before it has left.
+    let mut deps: Vec<(f64, f64, u32)> = down
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Departure { t_ms, delay_ms, flow, .. } => Some((t_ms - delay_ms, *t_ms, *flow)),
+            _ => None,
+        })
+        .collect();
+    deps.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (mut prev, mut waiting, mut sojourn) = (f64::NEG_INFINITY, 0.0, Vec::new());
+    for &(arr, dep, f) in &deps {
+        let start = arr.max(prev);
+        prev = dep;
+        waiting += (start.min(to) - arr.max(from)).max(0.0);
+        if f == flow.flow && dep >= from && dep < to {
+            sojourn.push(start - arr);
+        }
+    }
+    let drops =
+        down.events.iter().filter(|e| matches!(e, Event::Drop { t_ms, .. } if *t_ms >= from && *t_ms < to)).count();
+    let figures = Figures {
+        goodput: goodput_mbps(&j),
+        rtt_mean: echo.0,
+        rtt_p50: echo.1,
+        rtt_p95: echo.2,
+        rtt_n: echo.3,
+        srtt_time_mean: echo.4,
+        srtt_1s_mean: echo.5,
+        linux_rtt_mean: linux.0,
+        linux_rtt_p95: linux.2,
+        linux_srtt_time_mean: linux.4,
+        linux_srtt_1s_mean: linux.5,
+        kernel_check_max_ms,
+        queue_pkts: waiting / (to - from),
+        sojourn_mean: mean(&sojourn),
+        sojourn_p95: quantile(&sojourn, 0.95),
+        drops: drops as f64,
+    };
+    (figures, iperf_rtt, from)
+}
+
 fn fidelity() {
-    println!("\n== Fidelity: one CUBIC flow, rtac sim vs rtac emu (iperf3 -t 20; sender's mean RTT)");
+    let runs: usize = std::env::var("RTAC_FIDELITY_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    // The server's socket must be CUBIC from its creation. iperf3 sets the
+    // congestion control on the data socket only after accepting it, so the
+    // socket starts with the namespace's default; when that is BBR, BBR's
+    // initialisation turns pacing on and it stays on after the switch to
+    // CUBIC (Linux never resets sk_pacing_status), which is a paced CUBIC
+    // with a different HyStart. A non-restricted default (reno) avoids that;
+    // RTAC_FIDELITY_NS_CC="" keeps the host's default.
+    let ns_cc = std::env::var("RTAC_FIDELITY_NS_CC").unwrap_or_else(|_| "reno".into());
+    let cc_sysctl = format!("net.ipv4.tcp_congestion_control={ns_cc}");
+    let extra: Vec<&str> = if ns_cc.is_empty() { vec![] } else { vec!["--sysctl", &cc_sysctl] };
+    println!(
+        "\n== Fidelity: one CUBIC flow, rtac sim vs rtac emu (iperf3 -t 20, namespace default CC {:?}), \
+         medians of {runs} emulator runs (RTAC_FIDELITY_RUNS), each against a simulation whose flow starts \
+         at the same point of the trace. RTTs: per-ACK samples at the sender, from the timestamp echo on both sides",
+        if ns_cc.is_empty() { "host default" } else { ns_cc.as_str() }
+    );
     let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/mahimahi");
     let verizon = traces.join("Verizon-LTE-short.down").to_str().unwrap().to_string();
     let tmobile = traces.join("TMobile-LTE-short.down").to_str().unwrap().to_string();
@@ -214,48 +448,82 @@ fn fidelity() {
     for (rate, delay, packets) in links {
         // A rate, or a Mahimahi trace (whose uplink is a 50 Mbit/s link).
         let is_trace = rate.contains('/');
-        let service = if is_trace { format!("trace = \"{rate}\"") } else { format!("rate = \"{rate}\"") };
         let up = if is_trace { "50mbit" } else { rate };
-        let toml = format!(
-            "duration = \"20s\"\ncontrollers = [\"none\"]\n[[link]]\nname = \"bn\"\n{service}\ndelay = \"{delay}\"\n\
-             queue = \"droptail:packets={packets}\"\n[[flow]]\ncc = \"cubic\"\n"
-        );
-        let sc = rtac_sim::scenario::parse_str(&toml, "fidelity").unwrap();
-        let sim = rtac_sim::run(&sc, &sc.controllers[0], &rtac_sim::RunOptions::default());
-        let q = format!("droptail:packets={packets}");
-        let out = emu(&[
-            "--down",
-            rate,
-            "--up",
-            up,
-            "--delay",
-            delay,
-            "--queue",
-            &q,
-            "--server",
-            "iperf3 -s -1 -J >/dev/null",
-            "--",
-            "iperf3",
-            "-c",
-            "$RTAC_SERVER",
-            "-R",
-            "-C",
-            "cubic",
-            "-t",
-            "20",
-            "-J",
-            "--get-server-output",
-        ]);
-        let j = json(&out);
-        let g = goodput_mbps(&j);
-        let rtt = j["server_output_json"]["end"]["streams"][0]["sender"]["mean_rtt"].as_f64().unwrap() / 1e3;
-        let (sg, sr) = (sim.flows[0].throughput_mbps, sim.flows[0].rtt_mean_ms);
         let name = rate.rsplit('/').next().unwrap_or(rate);
+        println!("  {name} --delay {delay} droptail:packets={packets} (load {})", load());
+        let (mut sims, mut emus, mut iperf) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..runs {
+            let (e, iperf_rtt, start_ms) = fidelity_emu(rate, up, delay, packets, &extra);
+            let s = fidelity_sim(rate, delay, packets, start_ms);
+            println!(
+                "    run {}: flow at {start_ms:.1} ms of the trace; per-ACK RTT mean sim {:.1} emu {:.1} ms; \
+                 queueing delay mean sim {:.1} emu {:.1} ms; iperf3 mean_rtt {iperf_rtt:.1} ms; Linux's srtt rebuilt \
+                 from the logs is within {:.2} ms of the kernel's at each iperf3 interval; load {}",
+                i + 1,
+                s.rtt_mean,
+                e.rtt_mean,
+                s.sojourn_mean,
+                e.sojourn_mean,
+                e.kernel_check_max_ms,
+                load()
+            );
+            sims.push(s);
+            emus.push(e);
+            iperf.push(iperf_rtt);
+        }
+        // How much the simulation alone moves with the point of the trace
+        // where the flow starts (where the emulated flows start, give or
+        // take): a trace's figures are only as exact as this.
+        let offsets: Vec<Figures> = if is_trace {
+            (100..=400).step_by(10).map(|ms| fidelity_sim(rate, delay, packets, ms as f64)).collect()
+        } else {
+            Vec::new()
+        };
         println!(
-            "  {name} --delay {delay} droptail:packets={packets}: sim {sg:.2} Mbit/s {sr:.1} ms; emu {g:.2} Mbit/s {rtt:.1} ms; \
-             throughput {:+.1} %, RTT {:+.1} %",
-            (g / sg - 1.0) * 100.0,
-            (rtt / sr - 1.0) * 100.0
+            "    {:<36} {:>9} {:>9} {:>8}   {}",
+            "median of the runs",
+            "sim",
+            "emu",
+            "emu/sim",
+            if is_trace { "sim, flow starting at 100..400 ms: median [min, max]" } else { "" }
+        );
+        let row = |what: &str, f: fn(&Figures) -> f64| {
+            let s = median(&sims.iter().map(f).collect::<Vec<_>>());
+            let e = median(&emus.iter().map(f).collect::<Vec<_>>());
+            let spread = if offsets.is_empty() {
+                String::new()
+            } else {
+                let v: Vec<f64> = offsets.iter().map(f).collect();
+                let (lo, hi) = v.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+                format!("{:.2} [{lo:.2}, {hi:.2}]", median(&v))
+            };
+            if s.is_nan() {
+                println!("    {what:<36} {:>9} {e:>9.2}", "-");
+            } else {
+                println!("    {what:<36} {s:>9.2} {e:>9.2} {:>+7.1} %   {spread}", (e / s - 1.0) * 100.0);
+            }
+        };
+        row("goodput, Mbit/s", |f| f.goodput);
+        row("per-ACK RTT mean, ms", |f| f.rtt_mean);
+        row("per-ACK RTT p50, ms", |f| f.rtt_p50);
+        row("per-ACK RTT p95, ms", |f| f.rtt_p95);
+        row("RTT samples (ACKs)", |f| f.rtt_n);
+        row("srtt, time mean, ms", |f| f.srtt_time_mean);
+        row("srtt once a second, mean, ms", |f| f.srtt_1s_mean);
+        row("queue, time mean, packets", |f| f.queue_pkts);
+        row("queueing delay per packet, mean, ms", |f| f.sojourn_mean);
+        row("queueing delay per packet, p95, ms", |f| f.sojourn_p95);
+        row("drops", |f| f.drops);
+        row("Linux's own samples: mean, ms", |f| f.linux_rtt_mean);
+        row("Linux's own samples: p95, ms", |f| f.linux_rtt_p95);
+        row("Linux's srtt, time mean, ms", |f| f.linux_srtt_time_mean);
+        row("Linux's srtt once a second, ms", |f| f.linux_srtt_1s_mean);
+        let (i, s) = (median(&iperf), median(&sims.iter().map(|f| f.rtt_mean).collect::<Vec<_>>()));
+        println!(
+            "    iperf3 mean_rtt {i:.1} ms {:?} (the kernel's srtt read at each 1 s report and at the end) against \
+             the simulator's per-ACK mean {s:.1} ms: {:+.1} %, two different statistics",
+            iperf.iter().map(|v| (v * 10.0).round() / 10.0).collect::<Vec<_>>(),
+            (i / s - 1.0) * 100.0
         );
     }
 }

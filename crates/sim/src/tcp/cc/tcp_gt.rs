@@ -186,11 +186,9 @@ impl CongestionControl for TcpGt {
         }
         // Section III-B: the echo of the current epoch starts the next one.
         self.end_epoch_min(ack.now);
-        if self.disturbed {
-            // The epoch overlapped loss recovery: its goodput measures the
-            // loss, not the queue.
-            self.reset_control();
-        } else if let Some((_, r0)) = self.start {
+        // An epoch that overlapped loss recovery is not measured: its goodput
+        // measures the loss, not the queue (and recovery merged the split).
+        if let (false, Some((_, r0))) = (self.disturbed, self.start) {
             // TR: the epoch measured on the receiver's clock. (TS, the
             // sender's, is about one RTT; eq. (4) uses rtt_min instead.)
             let tr = ack.peer_tsval - r0;

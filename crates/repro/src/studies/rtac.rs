@@ -323,9 +323,9 @@ fn shared_queue_reason(
          settle when another flow sets the queue: RTAC counts only its own share of the queue, so its window solves \
          w^3 = (a/K) r^3 / (r - 1) at r = RTT / RTT_m, a rate of (a/K)^(1/3) / (RTT_m (r - 1)^(1/3)). Here the \
          loss-based competitor holds the RTT at r = {r:.1} ({:.0} ms over RTT_m {rtt_m:.0} ms; its loss rate is only \
-         {:.1e}), which bounds RTAC's rate at {predicted:.1} Mbit/s; it gets {:.1} (less when the sender's own window, cut by a \
-         loss, falls below the advertised one). With K from eq. (11), RTAC keeps \
-         half of a link shared with one competitor only while r <= 1 + 8 (theta - 1) = {:.1}; the paper's LTE \
+         {:.1e}), which bounds RTAC's rate at {predicted:.1} Mbit/s; it gets {:.1} (less when the sender's own \
+         window, cut by a loss, falls below the advertised one). With K from eq. (11), RTAC keeps half of a link \
+         shared with one competitor only while r <= 1 + 8 (theta - 1) = {:.1}; the paper's LTE \
          Auto-tuning measurement (223 ms at an RTT_m near 50 ms, r ~ 4.5) sits near that limit, and a deeper \
          shared buffer moves RTAC further below its competitor. The paper's own reading of its AP (section V-C: it \
          'does not manage its buffers in a shared manner') fits the per-station variant, where RTAC gets its full \

@@ -277,7 +277,9 @@ fn table1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         "Jain, eq. (5) over 500 ms".into(),
     ]];
     let mut pts = Vec::new();
-    let mut ablation = Vec::new();
+    // The ablation's index per spread, and its shares at the widest.
+    let mut ab_pts = Vec::new();
+    let mut ab_shares = Vec::new();
     let mut worst: f64 = 1.0;
     let mut worst_shares = Vec::new();
     let mut drops = 0;
@@ -291,15 +293,16 @@ fn table1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         }
         drops += total_drops(run);
         pts.push((spread as f64, j));
-        let ab = shares(get(r, &format!("timewin-spread-{spread}ms"))?);
-        ablation.push((spread as f64, jain(&ab), ab));
+        ab_shares = shares(get(r, &format!("timewin-spread-{spread}ms"))?);
+        let ab_j = jain(&ab_shares);
+        ab_pts.push((spread as f64, ab_j));
         table.push(vec![
             spread.to_string(),
             format!("{j:.3}"),
             format!("{paper:.2}"),
             total_drops(run).to_string(),
             format!("{:.3}", run.links[0].utilization),
-            format!("{:.3}", jain(&ablation.last().expect("just pushed").2)),
+            format!("{ab_j:.3}"),
         ]);
     }
     let control = shares(get(r, "spread-0ms")?);
@@ -313,11 +316,13 @@ fn table1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         format!("{:.3}", jain(&shares(get(r, "timewin-spread-0ms")?))),
     ]);
     let mbps = |x: &[f64]| x.iter().map(|v| format!("{v:.0}")).collect::<Vec<_>>().join(", ");
-    let (ab_spread, ab_jain, ab_shares) = ablation.last().expect("four spreads");
+    let by_spread =
+        |p: &[(f64, f64)]| p.iter().map(|(s, j)| format!("{j:.2} at {s:.0} ms")).collect::<Vec<_>>().join(", ");
+    let (ab_spread, ab_jain) = *ab_pts.last().expect("four spreads");
     let path = plots.join("tcpgt-table1");
     SweepChart::new("Jain's index of five TCP-GT flows")
         .series("measured", pts.clone())
-        .series("eq. (5) over 500 ms (ablation)", ablation.iter().map(|(s, j, _)| (*s, *j)).collect::<Vec<_>>())
+        .series("eq. (5) over 500 ms (ablation)", ab_pts.clone())
         .series("paper", SPREADS.iter().zip(PAPER_JAIN).map(|(&s, j)| (s as f64, j)).collect::<Vec<_>>())
         .x_label("RTT spread", "ms")
         .y_label("Jain's index", "")
@@ -332,7 +337,7 @@ fn table1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         format!(
             "Jain's index from 20 s after the last flow joins: {}; {drops} drops in all; {control_jain:.2} with \
              equal RTTs. Shares in the least fair run, shortest RTT first: {} Mbit/s.{}",
-            pts.iter().map(|(s, j)| format!("{j:.2} at {s:.0} ms")).collect::<Vec<_>>().join(", "),
+            by_spread(&pts),
             mbps(&worst_shares),
             if worst >= 0.85 {
                 String::new()
@@ -349,8 +354,8 @@ fn table1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
                      at the wide ones the long-RTT flows' f^2 in eq. (15) pushes them further ahead than in the \
                      paper, the sensitivity its section IV-C warns of. The paper's ns-2 code is not available to \
                      tell how its epochs bounded eq. (5).",
-                    ablation.iter().map(|(s, j, _)| format!("{j:.2} at {s:.0} ms")).collect::<Vec<_>>().join(", "),
-                    mbps(ab_shares),
+                    by_spread(&ab_pts),
+                    mbps(&ab_shares),
                 )
             }
         ),

@@ -435,7 +435,7 @@ fn fidelity() {
          at the same point of the trace. RTTs: per-ACK samples at the sender, from the timestamp echo on both sides",
         if ns_cc.is_empty() { "host default" } else { ns_cc.as_str() }
     );
-    let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/mahimahi");
+    let traces = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi");
     let verizon = traces.join("Verizon-LTE-short.down").to_str().unwrap().to_string();
     let tmobile = traces.join("TMobile-LTE-short.down").to_str().unwrap().to_string();
     let links: [(&str, &str, u32); 5] = [
@@ -529,7 +529,7 @@ fn fidelity() {
 }
 
 fn trace() {
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/mahimahi/Verizon-LTE-short.down");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi/Verizon-LTE-short.down");
     let trace = trace.to_str().unwrap().to_string();
     println!("\n== Trace: Verizon-LTE-short.down, cubic bulk download, 30 s, --delay 20ms (first second skipped)");
     for packets in [25, 100, 400, 1600] {

@@ -426,7 +426,7 @@ fn every_queue_discipline_and_per_flow_queues_carry_traffic() {
 // ---------------------------------------------------- logs, traces, plots
 
 fn trace_path() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/mahimahi/Verizon-LTE-short.down");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi/Verizon-LTE-short.down");
     assert!(p.exists(), "missing {}", p.display());
     p
 }

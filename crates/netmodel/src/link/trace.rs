@@ -453,7 +453,7 @@ mod tests {
 
     #[test]
     fn real_verizon_lte_trace_parses_and_has_a_plausible_capacity() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/mahimahi/Verizon-LTE-short.down");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/mahimahi/Verizon-LTE-short.down");
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
         let trace = parse_mahimahi(&text).unwrap();
         assert_eq!(trace.len(), text.lines().filter(|l| !l.trim().is_empty()).count());

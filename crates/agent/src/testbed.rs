@@ -601,12 +601,13 @@ pub fn predicted_rtac_ratio(a_over_k: f64, bdp_packets: f64, r: f64) -> Option<f
     (s < 1.0).then(|| s / (1.0 - s))
 }
 
-/// a / K of RTAC with parameters `params` (`k=`, `bdp=`, `theta=`, `a=`;
-/// the controller's defaults otherwise).
+/// a / K of the fixed-K RTAC with parameters `params` (`k=` or `bdp=`,
+/// `theta=`, `a=`); the self-tuning controller has no fixed K.
 pub fn rtac_a_over_k(params: &str) -> Result<f64, AgentError> {
     let p = rtac_core::controller::Params::parse_list(params)?;
     let r = rtac_core::controller::RtacParams::from_params(&p)?;
-    Ok(r.a / r.k())
+    let k = r.fixed_k().ok_or_else(|| AgentError::Usage(format!("rtac:{params} measures K: give k= or bdp=")))?;
+    Ok(r.a / k)
 }
 
 /// CPU time of a receiver, with and without the shim.

@@ -114,6 +114,11 @@ impl PerRttCounter {
     /// Records `bytes` consumed at `now`. Once the period has lasted at least
     /// `rtt`, returns the bytes consumed in it and starts the next one.
     /// Without an RTT estimate it counts nothing and returns nothing.
+    /// When the current period started, if one has.
+    pub fn period_start(&self) -> Option<Instant> {
+        self.start
+    }
+
     pub fn on_consumed(&mut self, now: Instant, bytes: u64, rtt: Option<Duration>) -> Option<u64> {
         let rtt = rtt?;
         let Some(start) = self.start else {
@@ -126,6 +131,34 @@ impl PerRttCounter {
         }
         self.start = Some(now); // RTAC Alg. 1 line 8
         Some(std::mem::take(&mut self.bytes)) // RTAC Alg. 1 line 7: pkts <- 0
+    }
+}
+
+/// The largest of the last `len` values pushed: a windowed max filter over
+/// rounds, as BBR keeps its bottleneck bandwidth (Cardwell et al., ACM Queue
+/// 2016: "BtlBw = windowed max of delivery rate over ~10 round trips").
+/// Memory is bounded by `len`.
+#[derive(Clone, Debug)]
+pub struct WindowedMax {
+    len: usize,
+    values: VecDeque<f64>,
+}
+
+impl WindowedMax {
+    pub fn new(len: usize) -> Self {
+        WindowedMax { len: len.max(1), values: VecDeque::new() }
+    }
+
+    pub fn push(&mut self, v: f64) {
+        if self.values.len() == self.len {
+            self.values.pop_front();
+        }
+        self.values.push_back(v);
+    }
+
+    /// The largest value in the window; `None` before the first push.
+    pub fn max(&self) -> Option<f64> {
+        self.values.iter().copied().reduce(f64::max)
     }
 }
 
@@ -252,6 +285,18 @@ mod tests {
         c.on_consumed(Instant::from_millis(0), 1, Some(ms(100)));
         assert_eq!(c.on_consumed(Instant::from_millis(40), 10, Some(ms(100))), None);
         assert_eq!(c.on_consumed(Instant::from_millis(40), 10, Some(ms(40))), Some(20));
+    }
+
+    #[test]
+    fn windowed_max_forgets_values_older_than_its_length() {
+        let mut m = WindowedMax::new(3);
+        assert_eq!(m.max(), None);
+        for v in [5.0, 1.0, 2.0] {
+            m.push(v);
+        }
+        assert_eq!(m.max(), Some(5.0));
+        m.push(1.5); // 5.0 falls out of the window
+        assert_eq!(m.max(), Some(2.0));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! | `static`     | `fixed.rs`      | a fixed tcp_rmem_max clamp               |
 //! | `autotuning` | `autotuning.rs` | Linux DRS as RTAC eq. (12) defines it    |
 //! | `drwa`       | `drwa.rs`       | DRWA Algorithm 1 (Jiang et al., IMC'12)  |
-//! | `rtac`       | `rtac.rs`       | RTAC Algorithm 1, eqs. (6), (8), (10), (11) |
+//! | `rtac`       | `rtac.rs`, `rtac_tuning.rs` | RTAC Algorithm 1, eqs. (6), (8), (10), (11); self-tuning K and Delta |
 //! | `drw`        | `drw.rs`        | mmWave dynamic receive window (Zhang et al.) |
 
 mod params;
@@ -117,13 +117,14 @@ mod drwa;
 mod fixed;
 mod none;
 mod rtac;
+pub mod rtac_tuning;
 
 pub use autotuning::{Autotuning, AutotuningParams};
 pub use drw::{Drw, DrwParams};
 pub use drwa::{Drwa, DrwaParams};
 pub use fixed::{Static, StaticParams};
 pub use none::NoLimit;
-pub use rtac::{Rtac, RtacParams};
+pub use rtac::{k_from_bdp, Rtac, RtacParams, PAPER_RMEM_MAX, SELF_TUNING_RMEM_MAX};
 
 /// Any controller, for code that chooses one at run time.
 #[derive(Clone, Debug)]

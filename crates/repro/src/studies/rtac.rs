@@ -53,8 +53,14 @@ pub(crate) fn studies() -> Vec<Study> {
     ]
 }
 
+/// The paper's LTE case with the paper's RTAC: the scenario's `rtac` run
+/// tunes itself, so the study pins K to the paper's LTE value (§IV.A).
 fn lte() -> Scenario {
-    scenario(library::RTAC_LTE_SINGLE, "rtac-lte-single.toml")
+    let mut sc = scenario(library::RTAC_LTE_SINGLE, "rtac-lte-single.toml");
+    for c in sc.controllers.iter_mut().filter(|c| c.label == "rtac") {
+        *c = super::choice("rtac", ControllerKind::Rtac, "k=3e-7");
+    }
+    sc
 }
 fn wifi() -> Scenario {
     scenario(library::RTAC_WIFI_SINGLE, "rtac-wifi-single.toml")
@@ -316,7 +322,8 @@ fn shared_queue_reason(
         .unwrap_or_else(|e| panic!("the library's rtac parameters are valid: {e}"));
     let (rtac, auto) = (flow(run, rtac_flow)?, flow(run, auto_flow)?);
     let r = rtac.rtt_mean_ms / rtt_m;
-    let pkts_per_s = (p.a / p.k()).cbrt() / (rtt_m / 1000.0 * (r - 1.0).max(1e-9).cbrt());
+    let k = p.fixed_k().expect("the studies run the paper's RTAC with a fixed K");
+    let pkts_per_s = (p.a / k).cbrt() / (rtt_m / 1000.0 * (r - 1.0).max(1e-9).cbrt());
     let predicted = pkts_per_s * sc.mss as f64 * 8.0 / 1e6;
     Ok(format!(
         "RTAC's client gets {:.0} % of the Auto-tuning client's throughput, which is where eqs. (6), (8) and (10) \

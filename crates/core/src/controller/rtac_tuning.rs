@@ -1,0 +1,322 @@
+//! Self-tuning for RTAC: the per-network constants of the paper (K from the
+//! path's BDP by eq. (11), and the compensation Delta of §IV.A) measured at
+//! the receiver instead of set by hand, and a competitive mode for queues
+//! that RTAC does not hold.
+//!
+//! What the tuner measures, and from what:
+//!
+//! - **Bottleneck rate**: the bytes delivered in each counting period (about
+//!   one RTT) over the period's length, under a windowed max over the last
+//!   [`BW_ROUNDS`] periods (BBR's BtlBw filter, Cardwell et al. 2016). A
+//!   receiver held below the link rate measures less than the link, but
+//!   RTAC's window at an empty queue is sqrt(a / K) = sqrt(theta - 1)
+//!   BDP'^1.5 packets (eqs. (8), (11)), which exceeds the estimate BDP' itself
+//!   for any BDP' above 1 / (theta - 1) = 2.6 packets: an underestimate lets
+//!   more through than it assumed, so the next estimate is higher. The
+//!   estimate is floored at [`MIN_BDP_PKTS`], so this growth always starts.
+//! - **RTT_m**: a windowed min that forgets. RTAC keeps a standing queue of
+//!   (theta - 1) BDP by design, so the no-queue RTT is seen only when the
+//!   receiver drains its own queue: every [`PROBE_INTERVAL`] (BBR's
+//!   ProbeRTT interval) it advertises half its BDP estimate for one RTT plus
+//!   one RTT_m. The minimum spans the samples of the current and the
+//!   previous probe cycle, so an increase of the path's RTT (a route change,
+//!   a handover) is followed within two cycles.
+//! - **Delta**: the no-queue RTT varies above its minimum on real cellular
+//!   and Wi-Fi links (§IV.A, Fig. 2: about 50 % above it on the paper's LTE
+//!   cell). The mean of a drained probe's samples minus RTT_m is a direct
+//!   measurement of that variation; Delta is its moving average.
+//! - **Whose queue**: a drained probe also tells whether the queue answers
+//!   RTAC's own window. If the RTT stays above RTT*_m by more than
+//!   [`OWN_QUEUE_FRACTION`] of the target queueing delay (theta - 1) RTT*_m
+//!   while RTAC advertises half its BDP, another sender holds the queue.
+//!   RTAC's own equations then settle below its competitor's rate (the
+//!   queue estimate of eq. (10) counts the competitor's packets as its own)
+//!   and its rate estimate shrinks with its share, so the tuner switches to
+//!   a competitive mode that grows the window like Linux Auto-tuning (twice
+//!   the bytes per RTT) until a later probe finds the queue drained. This is
+//!   Copa's competitive-mode test ("has the queue nearly emptied recently?",
+//!   Arun and Balakrishnan, NSDI 2018, §2.2) made active in the way of
+//!   Nimbus (Goyal et al., SIGCOMM 2022): the receiver changes its own rate
+//!   and watches whether the delay follows.
+//!
+//! When several RTAC receivers share one queue, a probe by one of them
+//! removes its whole share minus half a BDP of its own: with up to about
+//! eight equal flows at the operating point the RTT falls inside the band,
+//! so they stay cooperative and the queue stays short.
+
+use super::rtac::k_from_bdp;
+use crate::estimators::WindowedMax;
+use crate::time::{Duration, Instant};
+
+/// Periods in the bottleneck-rate window (BBR's BtlBwFilterLen).
+pub const BW_ROUNDS: usize = 10;
+/// Time between drain probes when nothing else calls for one (BBR's
+/// min_rtt expiry).
+pub const PROBE_INTERVAL: Duration = Duration::from_secs(10);
+/// Time between probes while another sender holds the queue: how soon the
+/// receiver notices that the competitor has gone.
+pub const COMPETITIVE_PROBE_INTERVAL: Duration = Duration::from_secs(5);
+/// The least time between an early probe and the previous one.
+pub const MIN_PROBE_GAP: Duration = Duration::from_secs(2);
+/// Consecutive periods with twice the target queueing delay that call an
+/// early probe.
+pub const HIGH_PERIODS: u32 = 8;
+/// A drained probe must bring the queueing delay below this fraction of the
+/// target (theta - 1) RTT*_m for the queue to count as RTAC's own.
+pub const OWN_QUEUE_FRACTION: f64 = 0.75;
+/// Consecutive undrained probes whose floors agree within the band after
+/// which RTT_m takes their floor: a path whose RTT rose looks, from the
+/// receiver, like a queue held by another, except that its floor is steady.
+pub const UNDRAINED_FORGET: u32 = 3;
+/// The smallest BDP estimate, packets: Linux's initial window (RFC 6928).
+pub const MIN_BDP_PKTS: f64 = 10.0;
+/// Weight of a new Delta measurement.
+const DELTA_GAIN: f64 = 0.25;
+/// The shortest measuring phase of a probe.
+const MIN_MEASURE: Duration = Duration::from_millis(10);
+
+/// Whose queue the receiver believes it is looking at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The queue answers RTAC's window: RTAC's equations decide.
+    Cooperative,
+    /// Another sender holds the queue: grow like Auto-tuning.
+    Competitive,
+}
+
+/// A drain probe in progress.
+#[derive(Clone, Copy, Debug)]
+struct Probe {
+    /// Bytes still to arrive before the data in flight when the probe began
+    /// has left the queue; the measuring phase starts then.
+    drain_left: u64,
+    /// The measuring phase, once it has started: its start and end.
+    measure: Option<(Instant, Instant)>,
+    /// The window advertised during the probe, bytes.
+    rwnd: u64,
+    floor: Option<Duration>,
+    sum_ns: u128,
+    n: u64,
+}
+
+/// The self-tuning state of one RTAC receiver.
+#[derive(Clone, Debug)]
+pub struct Tuner {
+    mode: Mode,
+    probe: Option<Probe>,
+    last_probe_end: Instant,
+    /// Minimum RTT of the current and of the previous probe cycle.
+    min_cur: Option<Duration>,
+    min_prev: Option<Duration>,
+    /// Consecutive undrained probes, with the lowest and highest floor.
+    undrained: Option<(u32, Duration, Duration)>,
+    /// The measured Delta; `delta_fixed` overrides it.
+    delta: Option<Duration>,
+    delta_fixed: Option<Duration>,
+    /// Bytes per second delivered, per period, and in the last one.
+    rate: WindowedMax,
+    last_rate: f64,
+    /// Bytes delivered per period.
+    window: WindowedMax,
+    high_periods: u32,
+    /// Probes finished so far.
+    probes: u32,
+}
+
+/// What the tuner decides for one period.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    /// RTAC's eq. (8) with this K and RTT*_m, capped at `cap` bytes.
+    Rtac { k: f64, rtt_m_star: Duration, cap: u64 },
+    /// Advertise exactly this many bytes (a probe, or competitive mode).
+    Window(u64),
+}
+
+impl Tuner {
+    /// `delta`: a fixed compensation, or `None` to measure it.
+    pub fn new(delta: Option<Duration>) -> Self {
+        Tuner {
+            mode: Mode::Cooperative,
+            probe: None,
+            last_probe_end: Instant::ZERO,
+            min_cur: None,
+            min_prev: None,
+            undrained: None,
+            delta: None,
+            delta_fixed: delta,
+            rate: WindowedMax::new(BW_ROUNDS),
+            last_rate: 0.0,
+            window: WindowedMax::new(BW_ROUNDS),
+            high_periods: 0,
+            probes: 0,
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn probing(&self) -> bool {
+        self.probe.is_some()
+    }
+
+    /// RTT_m: the least RTT of this probe cycle and the previous one.
+    pub fn rtt_min(&self) -> Option<Duration> {
+        match (self.min_cur, self.min_prev) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Delta in use: the fixed one, else the measured one, else zero.
+    pub fn delta(&self) -> Duration {
+        self.delta_fixed.or(self.delta).unwrap_or(Duration::ZERO)
+    }
+
+    /// RTT*_m = RTT_m + Delta (§IV.A).
+    pub fn rtt_m_star(&self) -> Option<Duration> {
+        self.rtt_min().map(|m| m + self.delta())
+    }
+
+    /// The estimated bottleneck rate, bytes per second.
+    pub fn rate(&self) -> Option<f64> {
+        self.rate.max()
+    }
+
+    /// The path's BDP in packets: bottleneck rate x RTT*_m, at least
+    /// [`MIN_BDP_PKTS`].
+    pub fn bdp_pkts(&self, mss: u32) -> Option<f64> {
+        let bdp = self.rate()? * self.rtt_m_star()?.as_secs_f64() / mss as f64;
+        Some(bdp.max(MIN_BDP_PKTS))
+    }
+
+    /// Every valid RTT sample.
+    pub fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
+        if rtt.is_zero() {
+            return;
+        }
+        self.min_cur = Some(self.min_cur.map_or(rtt, |m| m.min(rtt)));
+        if let Some(p) = &mut self.probe {
+            if p.measure.is_some_and(|(from, _)| now >= from) {
+                p.floor = Some(p.floor.map_or(rtt, |f| f.min(rtt)));
+                p.sum_ns += rtt.as_nanos() as u128;
+                p.n += 1;
+            }
+        }
+    }
+
+    /// The end of a counting period of `span` in which `bytes` were
+    /// delivered; `srtt` is RTAC's smoothed RTT. Returns the decision for
+    /// the window, given the RTAC parameters `a` and `theta`.
+    pub fn on_period(
+        &mut self,
+        now: Instant,
+        bytes: u64,
+        span: Duration,
+        srtt: Duration,
+        mss: u32,
+        (a, theta): (f64, f64),
+    ) -> Option<Decision> {
+        if self.probe.is_none() && !span.is_zero() {
+            self.last_rate = bytes as f64 / span.as_secs_f64();
+            self.rate.push(self.last_rate);
+            self.window.push(bytes as f64);
+        }
+        let rtt_m_star = self.rtt_m_star()?;
+        let bdp = self.bdp_pkts(mss)?;
+        let target_queue = rtt_m_star.mul_f64(theta - 1.0);
+        self.high_periods = if srtt > rtt_m_star + target_queue.mul_f64(2.0) { self.high_periods + 1 } else { 0 };
+        match self.probe {
+            Some(p) if p.measure.is_some_and(|(_, end)| now >= end) => {
+                self.finish_probe(now, p, rtt_m_star, target_queue)
+            }
+            Some(p) => return Some(Decision::Window(p.rwnd)),
+            None if self.probe_due(now) => {
+                // Half the BDP, at the lower of the windowed and the last
+                // period's rate (the rate may just have dropped): the link
+                // stays about half used while the queue drains.
+                let now_bdp = self.last_rate * rtt_m_star.as_secs_f64();
+                let rwnd = (now_bdp.min(bdp * mss as f64) / 2.0).max(4.0 * mss as f64) as u64;
+                // What was in flight at the start: about one period's bytes.
+                let drain_left = bytes.max(rwnd);
+                self.probe = Some(Probe { drain_left, measure: None, rwnd, floor: None, sum_ns: 0, n: 0 });
+                return Some(Decision::Window(rwnd));
+            }
+            None => {}
+        }
+        // Growth is bounded by twice the bytes per RTT, as Linux's receive
+        // buffer auto-tuning grows (RTAC eq. (12)).
+        let cap = (2.0 * self.window.max().unwrap_or(0.0)) as u64;
+        Some(match self.mode {
+            Mode::Cooperative => Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap },
+            Mode::Competitive => Decision::Window(u64::MAX),
+        })
+    }
+
+    fn probe_due(&self, now: Instant) -> bool {
+        let since = now.saturating_since(self.last_probe_end);
+        match self.mode {
+            Mode::Cooperative => {
+                // The first two probes follow each other closely: whose queue
+                // it is matters most before a competitor has taken it.
+                let gap = if self.probes < 2 { Duration::ZERO } else { MIN_PROBE_GAP };
+                since >= PROBE_INTERVAL || (self.high_periods >= HIGH_PERIODS && since >= gap)
+            }
+            Mode::Competitive => since >= COMPETITIVE_PROBE_INTERVAL,
+        }
+    }
+
+    /// The application read `bytes`: during a probe, counts down the data
+    /// that was in flight when it began.
+    pub fn on_consumed(&mut self, now: Instant, bytes: u64) {
+        let rtt_min = self.rtt_min();
+        if let Some(p) = &mut self.probe {
+            p.drain_left = p.drain_left.saturating_sub(bytes);
+            if p.drain_left == 0 && p.measure.is_none() {
+                p.measure = Some((now, now + rtt_min.unwrap_or(MIN_MEASURE).max(MIN_MEASURE)));
+            }
+        }
+    }
+
+    fn finish_probe(&mut self, now: Instant, p: Probe, rtt_m_star: Duration, target_queue: Duration) {
+        self.probe = None;
+        self.high_periods = 0;
+        let Some(floor) = p.floor else {
+            return; // no sample: nothing learnt, the next period probes again
+        };
+        self.last_probe_end = now;
+        self.probes += 1;
+        let band = target_queue.mul_f64(OWN_QUEUE_FRACTION);
+        let drained = floor <= rtt_m_star + band;
+        if drained {
+            // A new probe cycle: the minimum forgets the cycle before last.
+            (self.min_prev, self.min_cur) = (self.min_cur, Some(floor));
+            self.undrained = None;
+            self.mode = Mode::Cooperative;
+        } else {
+            let (n, lo, hi) =
+                self.undrained.map_or((1, floor, floor), |(n, lo, hi)| (n + 1, lo.min(floor), hi.max(floor)));
+            self.undrained = Some((n, lo, hi));
+            if n >= 2 {
+                self.mode = Mode::Competitive;
+            }
+            // Floors that agree probe after probe are a path whose RTT rose (a
+            // route change, a handover), not a competitor's varying queue.
+            if n >= UNDRAINED_FORGET && hi - lo <= band {
+                (self.min_prev, self.min_cur) = (None, Some(lo));
+                self.undrained = None;
+                self.mode = Mode::Cooperative;
+            }
+        }
+        if drained {
+            let mean = Duration::from_nanos((p.sum_ns / p.n as u128) as u64);
+            let sample = mean.saturating_sub(self.rtt_min().unwrap_or(floor));
+            self.delta = Some(match self.delta {
+                None => sample,
+                Some(d) => {
+                    Duration::from_secs_f64((1.0 - DELTA_GAIN) * d.as_secs_f64() + DELTA_GAIN * sample.as_secs_f64())
+                }
+            });
+        }
+    }
+}

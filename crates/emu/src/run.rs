@@ -377,6 +377,8 @@ fn dir_json(s: &DirStats, spec: &DirectionSpec, secs: f64) -> serde_json::Value 
         "kept_up": kept_up(s),
         "capacity_mbps": if s.capacity_bytes > 0 { Some(s.capacity_bytes as f64 * 8.0 / secs / 1e6) } else { None },
         "throughput_mbps": s.departure_bytes as f64 * 8.0 / secs / 1e6,
+        "departure_bytes": s.departure_bytes,
+        "capacity_bytes": s.capacity_bytes,
         "delay_ms": {
             "mean": s.delay_ns.mean() / 1e6,
             "p50": ms(s.delay_ns.quantile(0.5)),

@@ -153,6 +153,8 @@ const CONTROLLER_KEYS: &[&str] = &["label", "controller", "params"];
 const MSS_RANGE: std::ops::RangeInclusive<i64> = 536..=9000;
 const MAX_FLOWS: i64 = 100_000;
 const DEFAULT_QUEUE: &str = "droptail:packets=1000";
+/// Longest error message, in characters (lists of known keys fit).
+const MAX_MESSAGE: usize = 600;
 
 struct Reader<'a> {
     origin: &'a str,
@@ -185,6 +187,14 @@ fn show(v: &Value) -> String {
         Value::Datetime(d) => format!("the date-time {d}"),
         Value::Array(a) => format!("an array of {} item{}", a.len(), if a.len() == 1 { "" } else { "s" }),
         Value::Table(_) => "a table".to_string(),
+    }
+}
+
+/// `message` cut to `MAX_MESSAGE` characters.
+fn cut(message: String) -> String {
+    match message.char_indices().nth(MAX_MESSAGE) {
+        Some((i, _)) => format!("{}…", &message[..i]),
+        None => message,
     }
 }
 
@@ -251,14 +261,16 @@ impl Reader<'_> {
                 origin: self.origin.to_string(),
                 line,
                 column,
-                message: e.message().trim().to_string(),
+                message: cut(e.message().trim().to_string()),
             }
         })?;
         self.scenario(&table)
     }
 
+    /// An error at `field`. Messages that quote the input are cut to
+    /// `MAX_MESSAGE` characters, whatever the input's length.
     fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-        ScenarioError::Field { origin: self.origin.to_string(), field: field.into(), message: message.into() }
+        ScenarioError::Field { origin: self.origin.to_string(), field: field.into(), message: cut(message.into()) }
     }
 
     fn fields<'t>(&self, path: String, table: &'t Table, known: &[&str]) -> Result<Fields<'_, 't>, ScenarioError> {

@@ -311,7 +311,7 @@ fn prepare_out(dir: &Path, s: &Scenario, max: u64) -> Result<output::Staging, Fa
     let what = || {
         format!(
             "about {} of time series ({} samples, one every {} s, of {} flows and {} links, {} run{})",
-            output::human_bytes(bytes),
+            rtac_core::units::format_bytes(bytes),
             n.instants,
             report::secs_f64(s.sample_interval),
             n.flow_rows / n.instants.max(1),
@@ -326,7 +326,7 @@ fn prepare_out(dir: &Path, s: &Scenario, max: u64) -> Result<output::Staging, Fa
              shorten the run, or raise --max-output",
             dir.display(),
             what(),
-            output::human_bytes(max)
+            rtac_core::units::format_bytes(max)
         )));
     }
     if bytes > 1 << 30 {

@@ -26,22 +26,6 @@ pub fn estimated_bytes(s: &Scenario, runs: usize) -> u64 {
         .saturating_mul(runs as u64)
 }
 
-/// A size for messages: `3.7 GB` (powers of 1024, as sizes are parsed).
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
-    let mut x = b as f64;
-    let mut u = 0;
-    while x >= 1024.0 && u + 1 < UNITS.len() {
-        x /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{x:.1} {}", UNITS[u])
-    }
-}
-
 /// The files of one `--out` directory while they are being written.
 pub struct Staging {
     dir: PathBuf,
@@ -288,12 +272,5 @@ mod tests {
         assert_eq!(file_stem("a/b c"), "a_b_c");
         assert_eq!(file_stem(".."), "run..");
         assert_eq!(field("a,b"), "\"a,b\"");
-    }
-
-    #[test]
-    fn sizes_read_in_powers_of_1024() {
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(3 << 30), "3.0 GB");
-        assert_eq!(human_bytes(u64::MAX), "16384.0 PB");
     }
 }

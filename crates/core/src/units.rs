@@ -167,6 +167,23 @@ pub fn parse_bytes(s: &str) -> Result<u64, ParseUnitError> {
     Ok(b as u64)
 }
 
+/// A size for messages, in the units `parse_bytes` reads (powers of 1024):
+/// `512 B`, `3.7 GB`.
+pub fn format_bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
+    let mut x = b as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +191,14 @@ mod tests {
     #[test]
     fn serialization_of_a_full_packet_at_100_mbit_is_120_us() {
         assert_eq!(Bandwidth::from_mbps(100).serialization(1500), Duration::from_micros(120));
+    }
+
+    #[test]
+    fn sizes_print_in_the_units_they_parse_in() {
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(3 << 30), "3.0 GB");
+        assert_eq!(parse_bytes(&format_bytes(3 << 30).replace(' ', "")).unwrap(), 3 << 30);
+        assert_eq!(format_bytes(u64::MAX), "16384.0 PB");
     }
 
     #[test]

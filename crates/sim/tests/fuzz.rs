@@ -448,17 +448,10 @@ fn queue_specs_round_trip_and_queues_conserve_packets() {
         Just("bandwidth"),
         Just("derandomize"),
     ];
+    const VALUES: &[&str] = &["0.5", "1e300", "-1", "5ms", "0ms", "1ns", "3KB", "10mbit", "true"];
     let values = prop_oneof![
         (0u64..3000).prop_map(|v| v.to_string()),
-        Just("0.5".to_string()),
-        Just("1e300".to_string()),
-        Just("-1".to_string()),
-        Just("5ms".to_string()),
-        Just("0ms".to_string()),
-        Just("1ns".to_string()),
-        Just("3KB".to_string()),
-        Just("10mbit".to_string()),
-        Just("true".to_string()),
+        proptest::sample::select(VALUES).prop_map(String::from),
         "[a-z0-9.]{0,5}",
     ];
     let ops = proptest::collection::vec((any::<bool>(), 0u64..3_000_000, 40u32..1500, 0u64..6), 0..300);
@@ -500,22 +493,9 @@ fn queue_specs_round_trip_and_queues_conserve_packets() {
 fn controller_parameters_build_or_fail_clearly_and_controllers_run() {
     const KEYS: &[&str] = &["k", "bdp", "theta", "a", "alpha", "beta", "delta", "lambda", "rmem_max", "init_rwnd"];
     let keys = prop_oneof![proptest::sample::select(KEYS).prop_map(String::from), "[a-z]{1,4}"];
-    let values = prop_oneof![
-        Just("1e300".to_string()),
-        Just("1e-300".to_string()),
-        Just("0".to_string()),
-        Just("-1".to_string()),
-        Just("nan".to_string()),
-        Just("0.5".to_string()),
-        Just("3".to_string()),
-        Just("18ms".to_string()),
-        Just("0ms".to_string()),
-        Just("18446744073709s".to_string()),
-        Just("1B".to_string()),
-        Just("2GB".to_string()),
-        Just("64KB".to_string()),
-        "[a-z0-9.]{0,5}",
-    ];
+    const VALUES: &[&str] =
+        &["1e300", "1e-300", "0", "-1", "nan", "0.5", "3", "18ms", "0ms", "18446744073709s", "1B", "2GB", "64KB"];
+    let values = prop_oneof![proptest::sample::select(VALUES).prop_map(String::from), "[a-z0-9.]{0,5}"];
     let events = proptest::collection::vec((0u64..50_000_000, 0u64..2_000_000, 0u64..100_000), 0..200);
     let strategy = (0..ControllerKind::ALL.len(), proptest::collection::vec((keys, values), 0..4), 536u32..9001, events);
     runner(15)

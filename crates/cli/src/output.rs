@@ -151,7 +151,6 @@ impl CsvSeries {
         }
     }
 
-
     /// Flushes both files; the error names the file.
     pub fn finish(mut self) -> Result<(), String> {
         let r = self.flows.flush();

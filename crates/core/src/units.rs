@@ -142,7 +142,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseUnitError> {
     };
     let ns = (v * ns_per).round();
     if ns > u64::MAX as f64 {
-        return Err(ParseUnitError { problem: Some("longer than 584 years, the longest time the clock counts"), ..err() });
+        return Err(ParseUnitError {
+            problem: Some("longer than 584 years, the longest time the clock counts"),
+            ..err()
+        });
     }
     Ok(Duration::from_nanos(ns as u64))
 }

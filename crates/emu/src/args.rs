@@ -325,7 +325,10 @@ mod tests {
         let e = parse(&["--down", "50mbit", "--up", "50mbit", "--up-queue", "droptail"]).unwrap_err().to_string();
         assert!(e.starts_with("--up-queue \"droptail\"") && e.contains("limit"), "{e}");
         let e = parse(&["--down", "0mbit", "--up", "50mbit"]).unwrap_err().to_string();
-        assert_eq!(e, "--down \"0mbit\": rate must be above 0; expected a rate such as 50mbit, 1gbit, 500kbit or 1000000bit");
+        assert_eq!(
+            e,
+            "--down \"0mbit\": rate must be above 0; expected a rate such as 50mbit, 1gbit, 500kbit or 1000000bit"
+        );
         let e = parse(&["--down", "10mbit", "--up", "10"]).unwrap_err().to_string();
         assert!(e.starts_with("--up \"10\": missing unit;"), "{e}");
         let e = parse(&["--down", "/nonexistent/trace", "--up", "50mbit"]).unwrap_err().to_string();

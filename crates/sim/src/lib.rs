@@ -13,7 +13,9 @@ pub mod scenario;
 pub mod tcp;
 mod world;
 
-pub use results::{DataPackets, FlowResult, FlowSample, LinkResult, LinkSample, RunResult, Series, SeriesSink, SeriesSize};
+pub use results::{
+    DataPackets, FlowResult, FlowSample, LinkResult, LinkSample, RunResult, Series, SeriesSink, SeriesSize,
+};
 pub use scenario::{ControllerChoice, FlowSpec, LinkSpec, Scenario, ScenarioError};
 pub use tcp::cc::CcKind;
 

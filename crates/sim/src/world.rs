@@ -359,12 +359,7 @@ impl<'a, 's> World<'a, 's> {
             f.delivered_at_sample = delivered;
         }
         for (i, l) in self.links.iter().enumerate().take(self.scenario.links.len()) {
-            sink.link(&LinkSample {
-                t,
-                link: i,
-                queue_packets: l.queue_packets(),
-                queue_bytes: l.queue_bytes(),
-            });
+            sink.link(&LinkSample { t, link: i, queue_packets: l.queue_packets(), queue_bytes: l.queue_bytes() });
         }
         self.events.push(now + self.scenario.sample_interval, Event::Sample);
     }

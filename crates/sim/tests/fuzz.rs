@@ -297,7 +297,8 @@ fn scenario_text() -> impl Strategy<Value = String> {
             let mut ctls = ctls;
             ctls.sort();
             ctls.dedup();
-            let list: Vec<String> = ctls.iter().map(|&c| format!("{{ label = \"run{c}\", {} }}", CONTROLLERS[c])).collect();
+            let list: Vec<String> =
+                ctls.iter().map(|&c| format!("{{ label = \"run{c}\", {} }}", CONTROLLERS[c])).collect();
             let mut t = format!(
                 "duration = \"{dur}ms\"\nseed = {}\nmss = {mss}\nmeasure_from = \"{}ms\"\ncontrollers = [{}]\n",
                 seed >> 1,
@@ -497,7 +498,8 @@ fn controller_parameters_build_or_fail_clearly_and_controllers_run() {
         &["1e300", "1e-300", "0", "-1", "nan", "0.5", "3", "18ms", "0ms", "18446744073709s", "1B", "2GB", "64KB"];
     let values = prop_oneof![proptest::sample::select(VALUES).prop_map(String::from), "[a-z0-9.]{0,5}"];
     let events = proptest::collection::vec((0u64..50_000_000, 0u64..2_000_000, 0u64..100_000), 0..200);
-    let strategy = (0..ControllerKind::ALL.len(), proptest::collection::vec((keys, values), 0..4), 536u32..9001, events);
+    let strategy =
+        (0..ControllerKind::ALL.len(), proptest::collection::vec((keys, values), 0..4), 536u32..9001, events);
     runner(15)
         .run(&strategy, |(k, pairs, mss, events)| {
             let kind = ControllerKind::ALL[k];

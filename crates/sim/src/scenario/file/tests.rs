@@ -289,10 +289,7 @@ fn malformed_documents_are_errors_never_panics() {
         (with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", params = 1 }}]"), "", ""), "params"),
         (with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", extra = 1 }}]"), "", ""), "extra"),
         (with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", label = 3 }}]"), "", ""), "label"),
-        (
-            with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", params = {{ \"\" = 1 }} }}]"), "", ""),
-            "params",
-        ),
+        (with(&format!("{d}\ncontrollers = [{{ controller = \"rtac\", params = {{ \"\" = 1 }} }}]"), "", ""), "params"),
         (with(d, "rate = 10", ""), "invalid TOML"),
         (with(d, "delay = \"-1ms\"", ""), "link[0].delay"),
         (with(d, "delay = 25", ""), "link[0].delay"),

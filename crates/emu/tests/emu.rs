@@ -358,11 +358,15 @@ fn an_iperf3_cubic_download_fills_the_link_and_follows_its_schedule() {
     println!("goodput {mbps:.2} Mbit/s; link {sent} of {capacity} bytes; lateness p99 {p99} us");
     // What the emulator logged: the link never carried more than its
     // schedule allowed (one packet of slack at the end), the client never
-    // got more than the link carried, and every departure was timed.
+    // got more than the link carried, and every delivery was timed.
     assert!(sent <= capacity + 1500, "{sent} bytes sent, capacity {capacity}");
     assert!(received <= sent, "{received} bytes received, {sent} sent");
     assert_eq!(d["lateness_us"]["count"], d["delivered"]);
-    assert_eq!(d["departures"], d["delivered"]);
+    // Departed but still on the 10 ms delay line when the run ended: at
+    // most what 50 Mbit/s sends in 10 ms (42 full packets), plus one.
+    let (departures, delivered) = (d["departures"].as_u64().unwrap(), d["delivered"].as_u64().unwrap());
+    let in_delay = departures.checked_sub(delivered).expect("no packet is delivered before it departs");
+    assert!(in_delay <= 43, "{in_delay} packets departed and were not delivered");
     assert_eq!(d["tx_failed"], 0);
     // Wall-clock figures, with margins: on an idle machine goodput is
     // 46-49 Mbit/s and lateness p99 under 1 ms; the bounds catch a stalled

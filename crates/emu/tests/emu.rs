@@ -591,6 +591,9 @@ fn a_cubic_flow_agrees_with_the_simulator() {
     let emu_mbps = j["end"]["sum_received"]["bits_per_second"].as_f64().unwrap() / 1e6;
     let emu_rtt = j["server_output_json"]["end"]["streams"][0]["sender"]["mean_rtt"].as_f64().unwrap() / 1e3;
     println!("sim {sim_mbps:.2} Mbit/s {sim_rtt:.1} ms; emu {emu_mbps:.2} Mbit/s {emu_rtt:.1} ms");
+    // iperf3's figures come from wall clocks; the bounds are the fidelity
+    // this test guards, and runs at a load average of 10-12 on 2 cores
+    // stayed within them.
     assert!((emu_mbps / sim_mbps - 1.0).abs() < 0.10, "throughput: sim {sim_mbps} vs emu {emu_mbps} Mbit/s");
     assert!((emu_rtt / sim_rtt - 1.0).abs() < 0.20, "mean RTT: sim {sim_rtt} vs emu {emu_rtt} ms");
 }

@@ -82,6 +82,11 @@ struct SimArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 
+    /// Refuse to start when the time series of --out would exceed SIZE
+    /// (estimated from the duration, sample interval, flows and links).
+    #[arg(long, value_name = "SIZE", default_value = "10GB", value_parser = parse_size)]
+    max_output: u64,
+
     /// Print one JSON document on stdout instead of tables.
     #[arg(long)]
     json: bool,
@@ -176,14 +181,17 @@ fn sim(args: &SimArgs) -> Result<(), Failure> {
     for p in &args.params {
         apply_param(&mut scenario, p)?;
     }
-    if let Some(dir) = &args.out {
-        create_out_dir(dir)?;
+    for w in rtac_sim::scenario::warnings(&scenario) {
+        eprintln!("rtac: warning: {w}");
     }
+    let staging = match &args.out {
+        Some(dir) => Some(prepare_out(dir, &scenario, args.max_output)?),
+        None => None,
+    };
     let threads = match args.threads {
         Some(n) => usize::from(n),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let opts = RunOptions { series: args.out.is_some() };
     eprintln!(
         "rtac: simulating {} ({} s, seed {}): {} run{} ({}) on up to {} thread{}",
         scenario.name,
@@ -195,13 +203,29 @@ fn sim(args: &SimArgs) -> Result<(), Failure> {
         threads,
         if threads == 1 { "" } else { "s" },
     );
-    let results = rtac_sim::run_all(&scenario, &opts, threads);
+    let results = match staging {
+        None => rtac_sim::run_all(&scenario, &RunOptions::default(), threads),
+        Some(staging) => {
+            let sinks = scenario
+                .controllers
+                .iter()
+                .map(|c| output::CsvSeries::create(&staging, &c.label, &scenario))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Failure::io)?;
+            let mut results = Vec::new();
+            for (r, sink) in rtac_sim::run_all_into(&scenario, sinks, threads) {
+                sink.finish().map_err(Failure::io)?;
+                results.push(r);
+            }
+            output::write_summary(&staging, &report::json(&scenario, &results)).map_err(Failure::io)?;
+            staging.commit().map_err(Failure::io)?;
+            if let Some(dir) = &args.out {
+                eprintln!("rtac: wrote time series and summary.json to {}", dir.display());
+            }
+            results
+        }
+    };
     let doc = report::json(&scenario, &results);
-
-    if let Some(dir) = &args.out {
-        output::write_all(dir, &scenario, &results, &doc).map_err(Failure::io)?;
-        eprintln!("rtac: wrote time series and summary.json to {}", dir.display());
-    }
 
     let text = if args.json {
         let mut s = serde_json::to_string_pretty(&doc).map_err(|e| Failure::io(format!("cannot encode JSON: {e}")))?;
@@ -271,6 +295,46 @@ fn apply_param(scenario: &mut Scenario, spec: &str) -> Result<(), Failure> {
 
 fn scenario_labels(s: &Scenario) -> String {
     s.controllers.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    rtac_core::units::parse_bytes(s).map_err(|e| e.to_string())
+}
+
+/// Checks `--out DIR` before any run: the estimated size of the time
+/// series against `max`, and what is in the way in `DIR`; then creates the
+/// staging directory the output is written to.
+fn prepare_out(dir: &Path, s: &Scenario, max: u64) -> Result<output::Staging, Failure> {
+    let runs = s.controllers.len();
+    let bytes = output::estimated_bytes(s, runs);
+    let n = rtac_sim::SeriesSize::of(s);
+    let what = || {
+        format!(
+            "about {} of time series ({} samples, one every {} s, of {} flows and {} links, {} run{})",
+            rtac_core::units::format_bytes(bytes),
+            n.instants,
+            report::secs_f64(s.sample_interval),
+            n.flow_rows / n.instants.max(1),
+            n.link_rows / n.instants.max(1),
+            runs,
+            if runs == 1 { "" } else { "s" },
+        )
+    };
+    if bytes > max {
+        return Err(Failure::input(format!(
+            "--out {}: the run would write {}, more than --max-output {}: raise sample_interval, \
+             shorten the run, or raise --max-output",
+            dir.display(),
+            what(),
+            rtac_core::units::format_bytes(max)
+        )));
+    }
+    if bytes > 1 << 30 {
+        eprintln!("rtac: warning: --out {}: the run will write {}", dir.display(), what());
+    }
+    let mut files = vec!["summary.json".to_string()];
+    files.extend(s.controllers.iter().flat_map(|c| output::run_files(&c.label)));
+    output::Staging::create(dir, files).map_err(Failure::input)
 }
 
 pub(crate) fn create_out_dir(dir: &Path) -> Result<(), Failure> {

@@ -1,35 +1,216 @@
-//! `--out DIR`: per-run time series as CSV and the summary as JSON.
+//! `--out DIR`: per-run time series as CSV, streamed to disk while the run
+//! goes, and the summary as JSON, all made visible at once.
+//!
+//! Everything is written into a staging directory first (beside `DIR` when
+//! it does not exist yet, inside it otherwise) and moved into place only
+//! when every file is complete, so a failure leaves no half-written output.
 
 use rtac_core::Duration;
-use rtac_sim::{RunResult, Scenario, Series};
+use rtac_sim::{FlowSample, LinkSample, Scenario, SeriesSink, SeriesSize};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes `<label>-flows.csv` and `<label>-links.csv` for every run that
-/// recorded series, then `summary.json`. The error names the file.
-pub fn write_all(dir: &Path, s: &Scenario, results: &[RunResult], summary: &Value) -> Result<(), String> {
-    for r in results {
-        let Some(series) = &r.series else { continue };
-        let stem = file_stem(&r.label);
-        let path = dir.join(format!("{stem}-flows.csv"));
-        write_file(&path, |w| write_flows(w, series))?;
-        let path = dir.join(format!("{stem}-links.csv"));
-        write_file(&path, |w| write_links(w, s, series))?;
-    }
-    let path = dir.join("summary.json");
-    write_file(&path, |w| {
-        serde_json::to_writer_pretty(&mut *w, summary).map_err(std::io::Error::other)?;
-        w.write_all(b"\n")
-    })
+/// Bytes a CSV row takes at most in practice: a flow row holds nine
+/// numbers (about 55 bytes at 10^5-byte windows), a link row four.
+const FLOW_ROW_BYTES: u64 = 64;
+const LINK_ROW_BYTES: u64 = 32;
+
+/// The size `--out` would write for `runs` runs of `s`, in bytes.
+pub fn estimated_bytes(s: &Scenario, runs: usize) -> u64 {
+    let n = SeriesSize::of(s);
+    n.flow_rows
+        .saturating_mul(FLOW_ROW_BYTES)
+        .saturating_add(n.link_rows.saturating_mul(LINK_ROW_BYTES))
+        .saturating_mul(runs as u64)
 }
 
-fn write_file(path: &Path, body: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let mut w = BufWriter::new(File::create(path).map_err(fail)?);
-    body(&mut w).map_err(fail)?;
-    w.flush().map_err(fail)
+/// The files of one `--out` directory while they are being written.
+pub struct Staging {
+    dir: PathBuf,
+    staging: PathBuf,
+    /// `dir` existed: files are moved into it one by one; otherwise the
+    /// staging directory itself becomes `dir`.
+    existed: bool,
+    files: Vec<String>,
+}
+
+fn io_err(path: &Path, what: &str, e: std::io::Error) -> String {
+    format!("cannot {what} {}: {e}", path.display())
+}
+
+impl Staging {
+    /// Checks that `dir` can take the files named `files` (nothing in the
+    /// way is a directory or other non-file), then creates the staging
+    /// directory. `Err` is a message for bad input (exit 2).
+    pub fn create(dir: &Path, files: Vec<String>) -> Result<Staging, String> {
+        let existed = dir.exists();
+        if existed && !dir.is_dir() {
+            return Err(format!("--out {}: exists and is not a directory", dir.display()));
+        }
+        for f in &files {
+            let p = dir.join(f);
+            if p.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+                return Err(format!("--out {}: {f} exists and is not a regular file", dir.display()));
+            }
+        }
+        let tag = format!(".rtac-out-{}", std::process::id());
+        let staging = if existed {
+            dir.join(tag)
+        } else {
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+            let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("--out {}: cannot create {}: {e}", dir.display(), parent.display()))?;
+            parent.join(format!(".{name}{tag}"))
+        };
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir(&staging)
+            .map_err(|e| format!("--out {}: cannot create the directory {}: {e}", dir.display(), staging.display()))?;
+        Ok(Staging { dir: dir.to_path_buf(), staging, existed, files })
+    }
+
+    /// Where file `name` is being written.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.staging.join(name)
+    }
+
+    /// Moves every file into place; on failure nothing new is visible.
+    pub fn commit(mut self) -> Result<(), String> {
+        if !self.existed {
+            std::fs::rename(&self.staging, &self.dir).map_err(|e| io_err(&self.dir, "create", e))?;
+            self.files.clear();
+            return Ok(());
+        }
+        for f in std::mem::take(&mut self.files) {
+            let to = self.dir.join(&f);
+            std::fs::rename(self.staging.join(&f), &to).map_err(|e| io_err(&to, "write", e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    /// Removes what is left of the staging directory: everything after a
+    /// failure, nothing but the empty directory after a commit.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.staging);
+    }
+}
+
+/// The files one run writes.
+pub fn run_files(label: &str) -> [String; 2] {
+    let stem = file_stem(label);
+    [format!("{stem}-flows.csv"), format!("{stem}-links.csv")]
+}
+
+/// A run's time series, written as CSV as they are sampled. The first
+/// write error stops the writing; [`CsvSeries::finish`] reports it.
+pub struct CsvSeries {
+    flows: BufWriter<File>,
+    links: BufWriter<File>,
+    paths: [PathBuf; 2],
+    link_names: Vec<String>,
+    /// The last instant written and its text, reused by its other rows.
+    t: Option<(Duration, String)>,
+    error: Option<String>,
+}
+
+impl CsvSeries {
+    /// Creates `<label>-flows.csv` and `<label>-links.csv` in `staging` and
+    /// writes their headers.
+    pub fn create(staging: &Staging, label: &str, s: &Scenario) -> Result<CsvSeries, String> {
+        let [f, l] = run_files(label);
+        let paths = [staging.path(&f), staging.path(&l)];
+        let open = |p: &Path| File::create(p).map(BufWriter::new).map_err(|e| io_err(p, "write", e));
+        let mut w = CsvSeries {
+            flows: open(&paths[0])?,
+            links: open(&paths[1])?,
+            paths,
+            link_names: s.links.iter().map(|l| field(&l.name)).collect(),
+            t: None,
+            error: None,
+        };
+        let r = writeln!(
+            w.flows,
+            "t_s,flow,cwnd_bytes,rwnd_bytes,in_flight_bytes,srtt_ms,rx_rtt_ms,rx_window_bytes,delivered_bytes"
+        );
+        w.check(r, 0);
+        let r = writeln!(w.links, "t_s,link,queue_packets,queue_bytes");
+        w.check(r, 1);
+        match w.error.take() {
+            Some(e) => Err(e),
+            None => Ok(w),
+        }
+    }
+
+    fn check(&mut self, r: std::io::Result<()>, file: usize) {
+        if let Err(e) = r {
+            self.error.get_or_insert_with(|| io_err(&self.paths[file], "write", e));
+        }
+    }
+
+    /// Flushes both files; the error names the file.
+    pub fn finish(mut self) -> Result<(), String> {
+        let r = self.flows.flush();
+        self.check(r, 0);
+        let r = self.links.flush();
+        self.check(r, 1);
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+impl SeriesSink for CsvSeries {
+    fn flow(&mut self, f: &FlowSample) {
+        if self.error.is_some() {
+            return;
+        }
+        let t = stamp(&mut self.t, f.t);
+        // A smoothed RTT of 0 means the sender has no RTT sample yet.
+        let srtt = if f.srtt.is_zero() { String::new() } else { millis(f.srtt) };
+        let r = writeln!(
+            self.flows,
+            "{t},{},{},{},{},{srtt},{},{},{}",
+            f.flow,
+            f.cwnd,
+            f.rwnd,
+            f.in_flight,
+            f.rx_rtt.map(millis).unwrap_or_default(),
+            f.rx_window.map(|b| b.to_string()).unwrap_or_default(),
+            f.delivered,
+        );
+        self.check(r, 0);
+    }
+
+    fn link(&mut self, l: &LinkSample) {
+        if self.error.is_some() {
+            return;
+        }
+        let t = stamp(&mut self.t, l.t);
+        let r = match self.link_names.get(l.link) {
+            Some(name) => writeln!(self.links, "{t},{name},{},{}", l.queue_packets, l.queue_bytes),
+            None => writeln!(self.links, "{t},{},{},{}", l.link, l.queue_packets, l.queue_bytes),
+        };
+        self.check(r, 1);
+    }
+}
+
+/// `t` in seconds, formatted once for all the rows of an instant.
+fn stamp(cache: &mut Option<(Duration, String)>, t: Duration) -> &str {
+    if cache.as_ref().is_none_or(|(last, _)| *last != t) {
+        *cache = Some((t, secs(t)));
+    }
+    &cache.as_ref().expect("set above").1
+}
+
+/// Writes `summary.json` into the staging directory.
+pub fn write_summary(staging: &Staging, summary: &Value) -> Result<(), String> {
+    let path = staging.path("summary.json");
+    let fail = |e: std::io::Error| io_err(&path, "write", e);
+    let mut w = BufWriter::new(File::create(&path).map_err(fail)?);
+    serde_json::to_writer_pretty(&mut w, summary).map_err(|e| fail(std::io::Error::other(e)))?;
+    w.write_all(b"\n").and_then(|()| w.flush()).map_err(fail)
 }
 
 /// A run label made safe as a file name.
@@ -70,35 +251,6 @@ fn field(s: &str) -> String {
     } else {
         s.to_string()
     }
-}
-
-fn write_flows(w: &mut impl Write, series: &Series) -> std::io::Result<()> {
-    writeln!(w, "t_s,flow,cwnd_bytes,rwnd_bytes,in_flight_bytes,srtt_ms,rx_rtt_ms,rx_window_bytes,delivered_bytes")?;
-    for f in &series.flows {
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{},{}",
-            secs(f.t),
-            f.flow,
-            f.cwnd,
-            f.rwnd,
-            f.in_flight,
-            millis(f.srtt),
-            f.rx_rtt.map(millis).unwrap_or_default(),
-            f.rx_window.map(|b| b.to_string()).unwrap_or_default(),
-            f.delivered,
-        )?;
-    }
-    Ok(())
-}
-
-fn write_links(w: &mut impl Write, s: &Scenario, series: &Series) -> std::io::Result<()> {
-    writeln!(w, "t_s,link,queue_packets,queue_bytes")?;
-    for l in &series.links {
-        let name = s.links.get(l.link).map_or_else(|| l.link.to_string(), |spec| field(&spec.name));
-        writeln!(w, "{},{},{},{}", secs(l.t), name, l.queue_packets, l.queue_bytes)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -67,16 +67,32 @@ fn params_of(s: &Scenario, label: &str) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
+/// A statistic of samples, or `null` when there were none (the result
+/// holds 0 then, which a script would take for a measurement).
+fn sampled(x: f64, samples: u64) -> Value {
+    if samples == 0 {
+        Value::Null
+    } else {
+        Value::from(x)
+    }
+}
+
+/// The same for the text tables: `-` without samples.
+fn sampled_text(x: f64, samples: u64, decimals: usize) -> String {
+    num(if samples == 0 { f64::NAN } else { x }, decimals)
+}
+
 fn flow_json(f: &FlowResult) -> Value {
+    let rtt = |x| sampled(x, f.rtt_samples);
     json!({
         "id": f.id,
         "controller": f.controller,
         "cc": f.cc,
         "throughput_mbps": f.throughput_mbps,
         "bytes_delivered": f.bytes_delivered,
-        "rtt_mean_ms": f.rtt_mean_ms,
-        "rtt_p50_ms": f.rtt_p50_ms,
-        "rtt_p95_ms": f.rtt_p95_ms,
+        "rtt_mean_ms": rtt(f.rtt_mean_ms),
+        "rtt_p50_ms": rtt(f.rtt_p50_ms),
+        "rtt_p95_ms": rtt(f.rtt_p95_ms),
         "rtt_samples": f.rtt_samples,
         "retransmits": f.retransmits,
         "timeouts": f.timeouts,
@@ -88,8 +104,8 @@ fn link_json(l: &LinkResult) -> Value {
     json!({
         "name": l.name,
         "utilization": l.utilization,
-        "queue_delay_mean_ms": l.queue_delay_mean_ms,
-        "queue_delay_p95_ms": l.queue_delay_p95_ms,
+        "queue_delay_mean_ms": sampled(l.queue_delay_mean_ms, l.departures),
+        "queue_delay_p95_ms": sampled(l.queue_delay_p95_ms, l.departures),
         "drops": l.drops,
         "departures": l.departures,
     })
@@ -243,9 +259,9 @@ pub fn text(s: &Scenario, results: &[RunResult]) -> String {
                 f.cc.clone(),
                 f.controller.clone(),
                 num(f.throughput_mbps, 2),
-                num(f.rtt_mean_ms, 1),
-                num(f.rtt_p50_ms, 1),
-                num(f.rtt_p95_ms, 1),
+                sampled_text(f.rtt_mean_ms, f.rtt_samples, 1),
+                sampled_text(f.rtt_p50_ms, f.rtt_samples, 1),
+                sampled_text(f.rtt_p95_ms, f.rtt_samples, 1),
                 f.retransmits.to_string(),
             ]);
         }
@@ -292,8 +308,8 @@ pub fn text(s: &Scenario, results: &[RunResult]) -> String {
                 r.label.clone(),
                 l.name.clone(),
                 num(l.utilization * 100.0, 1),
-                num(l.queue_delay_mean_ms, 1),
-                num(l.queue_delay_p95_ms, 1),
+                sampled_text(l.queue_delay_mean_ms, l.departures, 1),
+                sampled_text(l.queue_delay_p95_ms, l.departures, 1),
                 l.drops.to_string(),
             ]);
         }

@@ -250,3 +250,67 @@ fn out_writes_time_series_and_the_summary() {
     let e = bad_input(&rtac(&["sim", path.to_str().unwrap(), "--out", file.to_str().unwrap()]));
     assert!(e.contains("a-file") && e.contains("not a directory"), "{e}");
 }
+
+#[test]
+fn out_is_all_or_nothing_when_a_file_is_in_the_way() {
+    let dir = temp_dir("out-atomic");
+    let path = write_scenario(&dir, "small.toml", SMALL);
+    let out = dir.join("res");
+    std::fs::create_dir_all(out.join("summary.json")).unwrap();
+    let e = bad_input(&rtac(&["sim", path.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(e.contains("summary.json exists and is not a regular file"), "{e}");
+    let left: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["summary.json"], "nothing else was written");
+    let beside: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(beside.len(), 2, "no staging directory is left: {beside:?}");
+
+    // Into an existing directory, files are replaced and others kept.
+    std::fs::remove_dir(out.join("summary.json")).unwrap();
+    std::fs::write(out.join("rtac-flows.csv"), "old").unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    ok(rtac(&["sim", path.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(std::fs::read_to_string(out.join("rtac-flows.csv")).unwrap().starts_with("t_s,flow,"));
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+    let mut names: Vec<_> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    let want = ["autotuning-flows.csv", "autotuning-links.csv", "notes.txt", "rtac-flows.csv", "rtac-links.csv"];
+    assert_eq!(names[..5], want);
+    assert_eq!(names[5], "summary.json");
+}
+
+#[test]
+fn an_output_too_large_is_refused_before_the_run_with_its_size() {
+    let dir = temp_dir("out-size");
+    let path = write_scenario(&dir, "ns.toml", &SMALL.replace("seed = 3", "seed = 3\nsample_interval = \"1ns\""));
+    let out = dir.join("res");
+    let e = bad_input(&rtac(&["sim", path.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(e.contains("rtac: warning: sample_interval: 1 ns is shorter than"), "{e}");
+    assert!(e.contains("would write about 894.1 GB") && e.contains("--max-output 10.0 GB"), "{e}");
+    assert!(e.contains("(3000000001 samples, one every 0.000000001 s, of 2 flows and 1 links, 2 runs)"), "{e}");
+    assert!(!out.exists());
+    // A limit that fits lets the same run go (a 100 ms sample interval: 31 instants).
+    let path = write_scenario(&dir, "ms.toml", &SMALL.replace("seed = 3", "seed = 3\nsample_interval = \"100ms\""));
+    let e = bad_input(&rtac(&["sim", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-output", "1KB"]));
+    assert!(e.contains("about 9.7 KB") && e.contains("31 samples"), "{e}");
+    ok(rtac(&["sim", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-output", "10KB"]));
+    let rows = std::fs::read_to_string(out.join("rtac-flows.csv")).unwrap().lines().count();
+    assert_eq!(rows, 1 + 31 * 2);
+}
+
+#[test]
+fn statistics_without_samples_are_null_and_absurd_settings_warn() {
+    let dir = temp_dir("null");
+    let late = SMALL.replace("[[flow]]\ncount = 2", "[[flow]]\ncount = 1\n[[flow]]\nstart = \"2.999s\"");
+    let path = write_scenario(&dir, "late.toml", &late);
+    let o = ok(rtac(&["sim", path.to_str().unwrap(), "--json", "-c", "drwa:lambda=1e300"]));
+    let e = stderr(&o);
+    assert!(e.contains("rtac: warning: run drwa: controller drwa: lambda=1e300 is outside 1..=100"), "{e}");
+    let doc = json(&o);
+    let flows = doc["runs"][0]["flows"].as_array().unwrap();
+    assert!(flows[0]["rtt_mean_ms"].is_f64() && flows[0]["rtt_samples"].as_u64().unwrap() > 0);
+    assert_eq!(flows[1]["rtt_samples"], 0);
+    for k in ["rtt_mean_ms", "rtt_p50_ms", "rtt_p95_ms"] {
+        assert!(flows[1][k].is_null(), "{k}: {}", flows[1][k]);
+    }
+}

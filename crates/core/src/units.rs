@@ -54,13 +54,35 @@ impl fmt::Display for Bandwidth {
 /// Why a quantity could not be parsed. The caller adds where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseUnitError {
+    /// The input, cut to 60 characters.
     pub input: String,
+    /// What is wrong, when more is known than "unreadable": `missing unit`.
+    pub problem: Option<&'static str>,
     pub expected: &'static str,
+}
+
+impl ParseUnitError {
+    fn new(input: &str, expected: &'static str) -> Self {
+        ParseUnitError { input: clip(input), problem: None, expected }
+    }
+}
+
+/// At most 60 characters of `s`, marked with `…` when cut: inputs echoed in
+/// messages stay short, however long the input.
+pub fn clip(s: &str) -> String {
+    const MAX: usize = 60;
+    match s.char_indices().nth(MAX) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}…", &s[..i]),
+    }
 }
 
 impl fmt::Display for ParseUnitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot read {:?}: expected {}", self.input, self.expected)
+        match self.problem {
+            Some(p) => write!(f, "{:?}: {p}; expected {}", self.input, self.expected),
+            None => write!(f, "cannot read {:?}: expected {}", self.input, self.expected),
+        }
     }
 }
 impl std::error::Error for ParseUnitError {}
@@ -83,18 +105,23 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 /// Parses `100mbit`, `1gbit`, `500kbit`, `12000000bit`, `55Mbps`.
 pub fn parse_bandwidth(s: &str) -> Result<Bandwidth, ParseUnitError> {
     const EXPECTED: &str = "a rate such as 50mbit, 1gbit, 500kbit or 1000000bit";
-    let err = || ParseUnitError { input: s.to_string(), expected: EXPECTED };
+    let err = || ParseUnitError::new(s, EXPECTED);
+    let why = |problem| ParseUnitError { problem: Some(problem), ..err() };
     let (v, unit) = split_number(s).ok_or_else(err)?;
     let mult = match unit.to_ascii_lowercase().as_str() {
         "bit" | "bps" | "b/s" => 1e0,
         "kbit" | "kbps" | "kbit/s" => 1e3,
         "mbit" | "mbps" | "mbit/s" => 1e6,
         "gbit" | "gbps" | "gbit/s" => 1e9,
+        "" => return Err(why("missing unit")),
         _ => return Err(err()),
     };
     let bps = (v * mult).round();
-    if bps < 1.0 || bps > u64::MAX as f64 {
-        return Err(err());
+    if bps < 1.0 {
+        return Err(why("rate must be above 0"));
+    }
+    if bps > u64::MAX as f64 {
+        return Err(why("rate is too large"));
     }
     Ok(Bandwidth(bps as u64))
 }
@@ -102,7 +129,7 @@ pub fn parse_bandwidth(s: &str) -> Result<Bandwidth, ParseUnitError> {
 /// Parses `40ms`, `1.5s`, `250us`, `100ns`, `2min`.
 pub fn parse_duration(s: &str) -> Result<Duration, ParseUnitError> {
     const EXPECTED: &str = "a duration such as 40ms, 1.5s, 250us or 2min";
-    let err = || ParseUnitError { input: s.to_string(), expected: EXPECTED };
+    let err = || ParseUnitError::new(s, EXPECTED);
     let (v, unit) = split_number(s).ok_or_else(err)?;
     let ns_per = match unit {
         "ns" => 1e0,
@@ -110,11 +137,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseUnitError> {
         "ms" => 1e6,
         "s" => 1e9,
         "min" => 60e9,
+        "" => return Err(ParseUnitError { problem: Some("missing unit"), ..err() }),
         _ => return Err(err()),
     };
     let ns = (v * ns_per).round();
     if ns > u64::MAX as f64 {
-        return Err(err());
+        return Err(ParseUnitError {
+            problem: Some("longer than 584 years, the longest time the clock counts"),
+            ..err()
+        });
     }
     Ok(Duration::from_nanos(ns as u64))
 }
@@ -123,7 +154,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseUnitError> {
 /// `KB`/`MB` are powers of 1024, as Linux's tcp_rmem and the papers use them.
 pub fn parse_bytes(s: &str) -> Result<u64, ParseUnitError> {
     const EXPECTED: &str = "a size in bytes such as 1448, 64KB or 2.5MB";
-    let err = || ParseUnitError { input: s.to_string(), expected: EXPECTED };
+    let err = || ParseUnitError::new(s, EXPECTED);
     let (v, unit) = split_number(s).ok_or_else(err)?;
     let mult = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
@@ -139,6 +170,23 @@ pub fn parse_bytes(s: &str) -> Result<u64, ParseUnitError> {
     Ok(b as u64)
 }
 
+/// A size for messages, in the units `parse_bytes` reads (powers of 1024):
+/// `512 B`, `3.7 GB`.
+pub fn format_bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
+    let mut x = b as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +194,14 @@ mod tests {
     #[test]
     fn serialization_of_a_full_packet_at_100_mbit_is_120_us() {
         assert_eq!(Bandwidth::from_mbps(100).serialization(1500), Duration::from_micros(120));
+    }
+
+    #[test]
+    fn sizes_print_in_the_units_they_parse_in() {
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(3 << 30), "3.0 GB");
+        assert_eq!(parse_bytes(&format_bytes(3 << 30).replace(' ', "")).unwrap(), 3 << 30);
+        assert_eq!(format_bytes(u64::MAX), "16384.0 PB");
     }
 
     #[test]
@@ -177,6 +233,13 @@ mod tests {
             let e = parse_bandwidth(bad).unwrap_err();
             assert!(e.to_string().contains("expected a rate"), "{bad}: {e}");
         }
+        assert!(parse_bandwidth("0mbit").unwrap_err().to_string().contains("rate must be above 0"));
+        assert!(parse_bandwidth("10").unwrap_err().to_string().contains("missing unit"));
+        assert!(parse_duration("10").unwrap_err().to_string().contains("missing unit"));
+        assert!(parse_duration("1e300s").unwrap_err().to_string().contains("584 years"));
+        let long = "9".repeat(1 << 20);
+        let e = parse_bandwidth(&long).unwrap_err().to_string();
+        assert!(e.len() < 200 && e.contains('…'), "{} bytes", e.len());
         assert!(parse_duration("10").is_err());
         assert!(parse_duration("ms").is_err());
         assert!(parse_bytes("12 apples").is_err());

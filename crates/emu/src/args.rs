@@ -7,7 +7,7 @@ use crate::EmuError;
 use rtac_core::units::{parse_bandwidth, parse_duration};
 use rtac_core::Duration;
 use rtac_netmodel::{parse_mahimahi, QueueSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `rtac emu [options] [--server CMD] [--] [CMD...]`
 ///
@@ -139,8 +139,14 @@ pub fn parse_link(opt: &str, value: &str) -> Result<LinkSpec, EmuError> {
     if matches!(value, "unlimited" | "inf" | "none") {
         return Ok(LinkSpec::Unlimited);
     }
-    if let Ok(rate) = parse_bandwidth(value) {
-        return Ok(LinkSpec::Fixed(rate));
+    let rate_error = match parse_bandwidth(value) {
+        Ok(rate) => return Ok(LinkSpec::Fixed(rate)),
+        Err(e) => e,
+    };
+    // A value that starts like a number and names no file is a rate
+    // written wrong (`0mbit`, `10`): say what is wrong with the rate.
+    if value.trim_start().starts_with(|c: char| c.is_ascii_digit() || c == '.') && !Path::new(value).exists() {
+        return Err(usage(format!("--{opt} {rate_error}")));
     }
     let text = match std::fs::read(value) {
         Ok(bytes) => String::from_utf8(bytes)
@@ -318,6 +324,13 @@ mod tests {
         assert!(e.contains("--loss") && e.contains("between 0 and 1"), "{e}");
         let e = parse(&["--down", "50mbit", "--up", "50mbit", "--up-queue", "droptail"]).unwrap_err().to_string();
         assert!(e.starts_with("--up-queue \"droptail\"") && e.contains("limit"), "{e}");
+        let e = parse(&["--down", "0mbit", "--up", "50mbit"]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--down \"0mbit\": rate must be above 0; expected a rate such as 50mbit, 1gbit, 500kbit or 1000000bit"
+        );
+        let e = parse(&["--down", "10mbit", "--up", "10"]).unwrap_err().to_string();
+        assert!(e.starts_with("--up \"10\": missing unit;"), "{e}");
         let e = parse(&["--down", "/nonexistent/trace", "--up", "50mbit"]).unwrap_err().to_string();
         assert!(e.contains("--down") && e.contains("neither a rate"), "{e}");
         let e = parse(&["--down", "1mbit", "--up", "1mbit", "--sysctl", "foo"]).unwrap_err().to_string();

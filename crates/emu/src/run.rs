@@ -10,8 +10,9 @@ use crate::testbed::{self, RunAs, Side, Testbed, CLIENT_ADDR, SERVER_ADDR};
 use crate::EmuError;
 use rtac_core::Instant;
 use serde_json::json;
+use std::io::BufRead;
 use std::path::Path;
-use std::process::Child;
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -242,6 +243,40 @@ fn give_to_invoking_user(cfg: &Config) {
     }
 }
 
+/// Where the server command's stdout and stderr go, so that stdout carries
+/// the client command's output alone: `DIR/server.log` with `--log DIR`,
+/// otherwise stderr, each line prefixed with `rtac emu: server: `.
+fn server_output(cfg: &Config) -> Result<(Stdio, Stdio), EmuError> {
+    if let Some(dir) = &cfg.log {
+        let path = dir.join("server.log");
+        let fail = |e: std::io::Error| EmuError::Io(format!("--log: cannot create {}: {e}", path.display()));
+        let file = std::fs::File::create(&path).map_err(fail)?;
+        if let Some(u) = RunAs::invoking_user() {
+            let _ = std::os::unix::fs::chown(&path, Some(u.uid), Some(u.gid));
+        }
+        return Ok((file.try_clone().map_err(fail)?.into(), file.into()));
+    }
+    let fail = |e: std::io::Error| EmuError::Io(format!("cannot make a pipe for the server's output: {e}"));
+    let (reader, writer) = std::io::pipe().map_err(fail)?;
+    let out = writer.try_clone().map_err(fail)?;
+    // Ends when the server and every process it started have closed the pipe.
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(reader);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let text = String::from_utf8_lossy(&line);
+                    eprintln!("rtac emu: server: {}", text.trim_end_matches(['\n', '\r']));
+                }
+            }
+        }
+    });
+    Ok((out.into(), writer.into()))
+}
+
 fn run_commands(cfg: &Config, tb: &Testbed) -> Result<i32, EmuError> {
     let user = RunAs::invoking_user();
     let env = [
@@ -253,7 +288,7 @@ fn run_commands(cfg: &Config, tb: &Testbed) -> Result<i32, EmuError> {
     if let Some(s) = &cfg.server {
         let argv = vec!["/bin/sh".to_string(), "-c".to_string(), s.clone()];
         let mut child = tb
-            .spawn(Side::Server, &argv, user.as_ref(), &env, true)
+            .spawn(Side::Server, &argv, user.as_ref(), &env, true, Some(server_output(cfg)?))
             .map_err(|e| EmuError::Io(format!("--server {s:?}: cannot start: {e}")))?;
         let deadline = std::time::Instant::now() + StdDuration::from_nanos(cfg.server_wait.as_nanos());
         loop {
@@ -279,7 +314,7 @@ fn run_commands(cfg: &Config, tb: &Testbed) -> Result<i32, EmuError> {
         server = Some(child);
     }
     let argv = argv(&cfg.command);
-    let started = tb.spawn(Side::Client, &argv, user.as_ref(), &env, false);
+    let started = tb.spawn(Side::Client, &argv, user.as_ref(), &env, false, None);
     let mut client = match started {
         Ok(c) => c,
         Err(e) => {
@@ -342,6 +377,8 @@ fn dir_json(s: &DirStats, spec: &DirectionSpec, secs: f64) -> serde_json::Value 
         "kept_up": kept_up(s),
         "capacity_mbps": if s.capacity_bytes > 0 { Some(s.capacity_bytes as f64 * 8.0 / secs / 1e6) } else { None },
         "throughput_mbps": s.departure_bytes as f64 * 8.0 / secs / 1e6,
+        "departure_bytes": s.departure_bytes,
+        "capacity_bytes": s.capacity_bytes,
         "delay_ms": {
             "mean": s.delay_ns.mean() / 1e6,
             "p50": ms(s.delay_ns.quantile(0.5)),

@@ -351,7 +351,8 @@ impl Testbed {
     }
 
     /// Starts `argv` in an endpoint namespace, as `user` if given, in a
-    /// process group of its own if `own_group`.
+    /// process group of its own if `own_group`, with its stdout and stderr
+    /// sent to `output` if given (inherited otherwise).
     pub fn spawn(
         &self,
         side: Side,
@@ -359,10 +360,14 @@ impl Testbed {
         user: Option<&RunAs>,
         env: &[(&str, String)],
         own_group: bool,
+        output: Option<(Stdio, Stdio)>,
     ) -> io::Result<Child> {
         let ns = sys::open_netns(self.netns(side))?;
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..]);
+        if let Some((out, err)) = output {
+            cmd.stdout(out).stderr(err);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }

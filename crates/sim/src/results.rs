@@ -17,6 +17,24 @@ pub struct RunResult {
     /// Data packets sent by all senders (retransmissions included).
     pub packets: u64,
     pub series: Option<Series>,
+    /// Where every data packet sent in the run ended up.
+    pub data: DataPackets,
+}
+
+/// A run's data packets, counted from the start (not the measurement
+/// window): every packet sent was delivered, dropped, or is still in a
+/// queue or on a wire when the run ends, so
+/// `sent == delivered + dropped + in_flight`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DataPackets {
+    /// Sent by all senders, retransmissions included.
+    pub sent: u64,
+    /// Arrived at their receiver.
+    pub delivered: u64,
+    /// Dropped by a queue discipline or random loss, on any link.
+    pub dropped: u64,
+    /// In a queue or on a wire at the end.
+    pub in_flight: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -57,11 +75,51 @@ pub struct LinkResult {
     pub departures: u64,
 }
 
-/// Time series sampled every `Scenario::sample_interval`.
+/// Time series sampled every `Scenario::sample_interval`, held in memory:
+/// the [`SeriesSink`] of `run` with `RunOptions::series`. It grows with
+/// the simulated time; streaming sinks (such as a CSV writer) do not.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Series {
     pub flows: Vec<FlowSample>,
     pub links: Vec<LinkSample>,
+}
+
+/// Where a run's time series go as they are sampled, in time order: every
+/// flow's sample of an instant, then every link's.
+pub trait SeriesSink {
+    fn flow(&mut self, s: &FlowSample);
+    fn link(&mut self, s: &LinkSample);
+}
+
+impl SeriesSink for Series {
+    fn flow(&mut self, s: &FlowSample) {
+        self.flows.push(s.clone());
+    }
+    fn link(&mut self, s: &LinkSample) {
+        self.links.push(s.clone());
+    }
+}
+
+/// How many samples a scenario's time series hold: one per
+/// `sample_interval` from 0 to `duration`, each of every flow and every
+/// named link, for one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeriesSize {
+    pub instants: u64,
+    pub flow_rows: u64,
+    pub link_rows: u64,
+}
+
+impl SeriesSize {
+    pub fn of(s: &crate::Scenario) -> Self {
+        let instants = s.duration.as_nanos() / s.sample_interval.as_nanos().max(1) + 1;
+        let flows: u64 = s.flows.iter().map(|f| f.count as u64).sum();
+        SeriesSize {
+            instants,
+            flow_rows: instants.saturating_mul(flows),
+            link_rows: instants.saturating_mul(s.links.len() as u64),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -5,11 +5,10 @@ use crate::engine::{Event, EventQueue};
 use crate::metrics::Histogram;
 use crate::network::{Link, Started};
 use crate::packet::{Kind, Packet};
-use crate::results::{FlowResult, FlowSample, LinkResult, LinkSample, RunResult, Series};
+use crate::results::{DataPackets, FlowResult, FlowSample, LinkResult, LinkSample, RunResult, SeriesSink};
 use crate::scenario::{ControllerChoice, Scenario};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
-use crate::RunOptions;
 use rtac_core::rng::Rng;
 use rtac_core::{AnyController, Controller, Duration, Instant};
 use std::collections::VecDeque;
@@ -38,11 +37,12 @@ struct Flow {
     per_second: Vec<u64>,
 }
 
-pub struct World<'a> {
+pub struct World<'a, 's> {
     scenario: &'a Scenario,
     label: String,
     controller: String,
-    series_on: bool,
+    /// Receives the time series as they are sampled; none: no sampling.
+    sink: Option<&'s mut dyn SeriesSink>,
     events: EventQueue,
     links: Vec<Link>,
     flows: Vec<Flow>,
@@ -50,11 +50,13 @@ pub struct World<'a> {
     drops: Vec<Packet>,
     measure_from: Instant,
     end: Instant,
-    series: Series,
+    /// Data packets that reached their receiver, and that links dropped.
+    delivered: u64,
+    dropped: u64,
 }
 
-impl<'a> World<'a> {
-    pub fn new(scenario: &'a Scenario, choice: &ControllerChoice, opts: &RunOptions) -> Self {
+impl<'a, 's> World<'a, 's> {
+    pub fn new(scenario: &'a Scenario, choice: &ControllerChoice, sink: Option<&'s mut dyn SeriesSink>) -> Self {
         let mut flows = Vec::new();
         // Senders draw from their own stream so links keep theirs.
         let mut sender_rng = Rng::new(scenario.seed).fork(0x5E4D);
@@ -145,14 +147,14 @@ impl<'a> World<'a> {
         if measure_from > Instant::ZERO {
             events.push(measure_from, Event::MeasureStart);
         }
-        if opts.series {
+        if sink.is_some() {
             events.push(Instant::ZERO, Event::Sample);
         }
         World {
             scenario,
             label: choice.label.clone(),
             controller: choice.kind.name().to_string(),
-            series_on: opts.series,
+            sink,
             events,
             links,
             flows,
@@ -160,7 +162,8 @@ impl<'a> World<'a> {
             drops: Vec::new(),
             measure_from,
             end: Instant::ZERO + scenario.duration,
-            series: Series::default(),
+            delivered: 0,
+            dropped: 0,
         }
     }
 
@@ -233,6 +236,7 @@ impl<'a> World<'a> {
         }
         link.enqueue(pkt, now, &mut self.drops);
         link.stats.drops += self.drops.len() as u64;
+        self.dropped += self.drops.len() as u64;
         self.drops.clear();
         if !link.busy {
             self.start_link(l, now);
@@ -247,6 +251,7 @@ impl<'a> World<'a> {
         let link = &mut self.links[l];
         let started = link.start_next(now, &mut self.drops);
         link.stats.drops += self.drops.len() as u64;
+        self.dropped += self.drops.len() as u64;
         self.drops.clear();
         if let Some(s) = started {
             self.started(l, s);
@@ -280,6 +285,7 @@ impl<'a> World<'a> {
         if let Some(&next) = self.flows[f].path.get(pkt.hop as usize) {
             self.enqueue(next as usize, pkt, now);
         } else {
+            self.delivered += 1;
             if let Some(h) = self.flows[f].hint_link {
                 if let Some((total, allocated)) = self.links[h as usize].bandwidth_hint(f, now) {
                     self.flows[f].receiver.on_bandwidth_hint(now, total, allocated);
@@ -334,11 +340,12 @@ impl<'a> World<'a> {
     }
 
     fn sample(&mut self, now: Instant) {
+        let Some(sink) = self.sink.as_deref_mut() else { return };
         let t = now - Instant::ZERO;
         for (i, f) in self.flows.iter_mut().enumerate() {
             let st = f.receiver.controller().state();
             let delivered = f.receiver.delivered();
-            self.series.flows.push(FlowSample {
+            sink.flow(&FlowSample {
                 t,
                 flow: i,
                 cwnd: f.sender.cwnd_bytes(),
@@ -352,12 +359,7 @@ impl<'a> World<'a> {
             f.delivered_at_sample = delivered;
         }
         for (i, l) in self.links.iter().enumerate().take(self.scenario.links.len()) {
-            self.series.links.push(LinkSample {
-                t,
-                link: i,
-                queue_packets: l.queue_packets(),
-                queue_bytes: l.queue_bytes(),
-            });
+            sink.link(&LinkSample { t, link: i, queue_packets: l.queue_packets(), queue_bytes: l.queue_bytes() });
         }
         self.events.push(now + self.scenario.sample_interval, Event::Sample);
     }
@@ -430,7 +432,13 @@ impl<'a> World<'a> {
             wall,
             events: self.events.processed(),
             packets: self.flows.iter().map(|f| f.sender.stats().sent).sum(),
-            series: self.series_on.then_some(self.series),
+            series: None,
+            data: DataPackets {
+                sent: self.flows.iter().map(|f| f.sender.stats().sent).sum(),
+                delivered: self.delivered,
+                dropped: self.dropped,
+                in_flight: self.links.iter().map(|l| l.queue_packets() + l.wire.len() as u64).sum(),
+            },
         }
     }
 }

@@ -14,7 +14,7 @@
 //! | `drw`        | `drw.rs`        | mmWave dynamic receive window (Zhang et al.) |
 
 mod params;
-pub use params::{ControllerError, Params};
+pub use params::{ControllerError, ParamWarning, Params, Plausible, Unit, PLAUSIBLE};
 
 use crate::time::{Duration, Instant};
 use crate::units::Bandwidth;

@@ -62,6 +62,122 @@ impl Params {
 }
 
 impl Params {
+    /// Warnings for values that are valid but outside the range where
+    /// `controller`'s model makes physical sense, from [`PLAUSIBLE`].
+    /// Values that do not parse give no warning: they are errors of the
+    /// controller's own validation.
+    pub fn warnings(&self, controller: &str) -> Vec<ParamWarning> {
+        let mut out = Vec::new();
+        for (key, value) in self.iter() {
+            for p in PLAUSIBLE.iter().filter(|p| p.key == key && (p.controller == "*" || p.controller == controller)) {
+                let v = match p.unit {
+                    Unit::Number => value.parse::<f64>().ok(),
+                    Unit::Seconds => parse_duration(value).ok().map(|d| d.as_secs_f64()),
+                    Unit::Bytes => parse_bytes(value).ok().map(|b| b as f64),
+                };
+                if v.is_some_and(|v| !(p.low..=p.high).contains(&v)) {
+                    out.push(ParamWarning {
+                        controller: controller.to_string(),
+                        key: key.to_string(),
+                        value: crate::units::clip(value),
+                        range: p,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// How a parameter's value is read for its plausibility check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A plain number (`3e-7`).
+    Number,
+    /// A duration (`18ms`), compared in seconds.
+    Seconds,
+    /// A size (`2560KB`), compared in bytes.
+    Bytes,
+}
+
+/// The range where a parameter's value makes physical sense. Outside it
+/// the value is accepted, with a warning naming `why`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plausible {
+    /// A controller name, or `*` for every controller taking the key.
+    pub controller: &'static str,
+    pub key: &'static str,
+    pub unit: Unit,
+    pub low: f64,
+    pub high: f64,
+    pub why: &'static str,
+}
+
+/// Plausible ranges of controller parameters. A controller adds its own
+/// here, such as `Plausible { controller: "rtac", key: "k", unit: Unit::Number,
+/// low: .., high: .., why: ".." }`.
+pub const PLAUSIBLE: &[Plausible] = &[
+    Plausible {
+        controller: "*",
+        key: "rmem_max",
+        unit: Unit::Bytes,
+        low: 1448.0,
+        high: (1u64 << 31) as f64,
+        why: "a receive buffer from one segment to Linux's largest window (2 GB)",
+    },
+    Plausible {
+        controller: "*",
+        key: "init_rwnd",
+        unit: Unit::Bytes,
+        low: 1448.0,
+        high: (1u64 << 31) as f64,
+        why: "a window from one segment to Linux's largest window (2 GB)",
+    },
+    Plausible {
+        controller: "*",
+        key: "delta",
+        unit: Unit::Seconds,
+        low: 0.0,
+        high: 10.0,
+        why: "a delay up to 10 s, longer than any RTT a bloated buffer gives",
+    },
+    Plausible {
+        controller: "drwa",
+        key: "lambda",
+        unit: Unit::Number,
+        low: 1.0,
+        high: 100.0,
+        why: "a multiple of the RTT ratio from 1 to 100 (DRWA uses 3)",
+    },
+];
+
+/// A valid value outside its [`Plausible`] range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamWarning {
+    pub controller: String,
+    pub key: String,
+    /// As written, cut to 60 characters.
+    pub value: String,
+    pub range: &'static Plausible,
+}
+
+impl fmt::Display for ParamWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.range;
+        let unit = match p.unit {
+            Unit::Number => "",
+            Unit::Seconds => " s",
+            Unit::Bytes => " B",
+        };
+        write!(
+            f,
+            "controller {}: {}={} is outside {}..={}{unit}, {}; the run goes on with it",
+            self.controller, self.key, self.value, p.low, p.high, p.why
+        )
+    }
+}
+
+impl Params {
     /// The pairs as [`Param`]s of `controller`, for its `from_params`.
     pub(crate) fn of(&self, controller: &'static str) -> impl Iterator<Item = Param<'_>> {
         self.iter().map(move |(key, value)| Param { controller, key, value })
@@ -147,3 +263,21 @@ impl fmt::Display for ControllerError {
 }
 
 impl std::error::Error for ControllerError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn implausible_values_warn_and_plausible_ones_do_not() {
+        let p = Params::parse_list("lambda=1e9,delta=18ms,rmem_max=4GB").unwrap();
+        let w = p.warnings("drwa");
+        let keys: Vec<&str> = w.iter().map(|w| w.key.as_str()).collect();
+        assert_eq!(keys, ["lambda", "rmem_max"]);
+        assert!(w[0].to_string().starts_with("controller drwa: lambda=1e9 is outside 1..=100"), "{}", w[0]);
+        // `lambda` is checked for drwa only; an unreadable value is left to validation.
+        assert!(Params::parse_list("lambda=1e9,delta=soon").unwrap().warnings("rtac").is_empty());
+        assert_eq!(Params::parse_list("delta=1h").unwrap().warnings("rtac").len(), 0, "1h does not parse");
+        assert_eq!(Params::parse_list("delta=2min").unwrap().warnings("rtac").len(), 1);
+    }
+}

@@ -46,6 +46,10 @@ pub enum TraceError {
     /// The last timestamp is 0: the trace has no duration, so it cannot
     /// repeat (mahimahi: "trace must last for a nonzero amount of time").
     ZeroPeriod { line: usize },
+    /// The opportunities are so sparse that the average capacity rounds to
+    /// 0 bit/s: a link that carries nothing. `line` is the last line, which
+    /// sets the period.
+    ZeroCapacity { line: usize, opportunities: usize, period_ms: u64 },
 }
 
 impl fmt::Display for TraceError {
@@ -64,6 +68,12 @@ impl fmt::Display for TraceError {
             TraceError::ZeroPeriod { line } => write!(
                 f,
                 "line {line}: the last timestamp is 0, so the trace lasts no time and cannot repeat: expected it to end after 0 ms"
+            ),
+            TraceError::ZeroCapacity { line, opportunities, period_ms } => write!(
+                f,
+                "line {line}: {opportunities} delivery opportunit{} in a period of {period_ms} ms average under \
+                 1 bit/s: the link would carry nothing; expected at least one 1500-byte opportunity per 12,000 s",
+                if *opportunities == 1 { "y" } else { "ies" }
             ),
         }
     }
@@ -103,7 +113,7 @@ pub fn parse_mahimahi(text: &str) -> Result<MahimahiTrace, TraceError> {
         }
         let v = match s.parse::<u64>() {
             Ok(v) if s.bytes().all(|b| b.is_ascii_digit()) => v,
-            _ => return Err(TraceError::NotANumber { line, text: raw.to_string() }),
+            _ => return Err(TraceError::NotANumber { line, text: rtac_core::units::clip(raw) }),
         };
         if let Some(&previous) = ms.last() {
             if v < previous {
@@ -111,14 +121,20 @@ pub fn parse_mahimahi(text: &str) -> Result<MahimahiTrace, TraceError> {
             }
         }
         if v.checked_mul(NS_PER_MS).is_none() {
-            return Err(TraceError::NotANumber { line, text: raw.to_string() });
+            return Err(TraceError::NotANumber { line, text: rtac_core::units::clip(raw) });
         }
         ms.push(v);
     }
     match ms.last() {
         None => Err(TraceError::Empty),
         Some(0) => Err(TraceError::ZeroPeriod { line: ms.len() }),
-        Some(_) => Ok(MahimahiTrace { ms: ms.into() }),
+        Some(&period_ms) => {
+            let trace = MahimahiTrace { ms: ms.into() };
+            if trace.average_bps() < 1.0 {
+                return Err(TraceError::ZeroCapacity { line: trace.len(), opportunities: trace.len(), period_ms });
+            }
+            Ok(trace)
+        }
     }
 }
 
@@ -327,6 +343,17 @@ mod tests {
         let e = parse_mahimahi("0\n0\n0\n").unwrap_err();
         assert_eq!(e, TraceError::ZeroPeriod { line: 3 });
         assert!(e.to_string().contains("line 3") && e.to_string().contains("cannot repeat"), "{e}");
+    }
+
+    #[test]
+    fn rejects_traces_of_no_capacity_and_cuts_long_lines() {
+        let e = parse_mahimahi("0\n0\n18446744073709\n").unwrap_err();
+        assert_eq!(e, TraceError::ZeroCapacity { line: 3, opportunities: 3, period_ms: 18446744073709 });
+        assert!(e.to_string().starts_with("line 3: 3 delivery opportunities"), "{e}");
+        // One opportunity per 12,000 s is exactly 1 bit/s: accepted.
+        assert_eq!(parse_mahimahi("12000000\n").unwrap().average_bps(), 1.0);
+        let e = parse_mahimahi(&format!("1\n{}\n", "x".repeat(1 << 20))).unwrap_err().to_string();
+        assert!(e.len() < 200 && e.starts_with("line 2:"), "{}", &e[..200]);
     }
 
     #[test]

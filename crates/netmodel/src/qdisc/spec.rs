@@ -8,7 +8,7 @@ use super::red::{Red, RedParams};
 use super::{droptail::Limit, Dequeued, DropTail, Qdisc};
 use crate::Packet;
 use rtac_core::rng::Rng;
-use rtac_core::units::{parse_bandwidth, parse_bytes, parse_duration};
+use rtac_core::units::{clip, parse_bandwidth, parse_bytes, parse_duration};
 use rtac_core::{Duration, Instant};
 use std::fmt;
 
@@ -62,7 +62,7 @@ fn values<'a, const N: usize>(
     let mut vals = [None; N];
     for (k, v) in pairs {
         let i =
-            known.iter().position(|n| n == k).ok_or_else(|| QueueError::UnknownKey { kind, key: k.clone(), known })?;
+            known.iter().position(|n| n == k).ok_or_else(|| QueueError::UnknownKey { kind, key: clip(k), known })?;
         if vals[i].replace((k.as_str(), v.as_str())).is_some() {
             return Err(bad(kind, k, v, "each parameter only once"));
         }
@@ -71,7 +71,7 @@ fn values<'a, const N: usize>(
 }
 
 fn bad(kind: &'static str, key: &str, value: &str, expected: &'static str) -> QueueError {
-    QueueError::BadValue { kind, key: key.to_string(), value: value.to_string(), expected }
+    QueueError::BadValue { kind, key: clip(key), value: clip(value), expected }
 }
 
 /// A (key, value) pair as written, for parsing and error messages.
@@ -150,7 +150,7 @@ impl QueueSpec {
             "codel" => Self::codel(pairs),
             "pie" => Self::pie(pairs),
             "fq_codel" | "fq-codel" => Self::fq_codel(pairs),
-            other => Err(QueueError::UnknownKind(other.to_string())),
+            other => Err(QueueError::UnknownKind(clip(other))),
         }
     }
 
@@ -231,7 +231,13 @@ impl QueueSpec {
             p.target = duration(K, kv, false, "a duration above 0, such as 15ms")?;
         }
         if let Some(kv) = tupdate {
-            p.tupdate = duration(K, kv, false, "a duration above 0, such as 15ms")?;
+            // PIE runs one update per period passed: a period of nanoseconds
+            // would cost millions of updates per simulated second.
+            const TUPDATE: &str = "a duration of at least 1ms, such as 15ms";
+            p.tupdate = duration(K, kv, false, TUPDATE)?;
+            if p.tupdate < Duration::from_millis(1) {
+                return Err(bad(K, kv.0, kv.1, TUPDATE));
+            }
         }
         const WEIGHT: &str = "a number of at least 0 (per second), such as 0.125";
         if let Some(kv) = alpha {
@@ -560,7 +566,8 @@ mod tests {
     #[test]
     fn pie_rejects_bad_values() {
         rejects("pie:target=0s", "pie", "target", "0s", "above 0");
-        rejects("pie:tupdate=0ms", "pie", "tupdate", "0ms", "above 0");
+        rejects("pie:tupdate=0ms", "pie", "tupdate", "0ms", "at least 1ms");
+        rejects("pie:tupdate=1ns", "pie", "tupdate", "1ns", "at least 1ms");
         rejects("pie:alpha=-1", "pie", "alpha", "-1", "at least 0");
         rejects("pie:beta=lots", "pie", "beta", "lots", "at least 0");
         rejects("pie:burst=long", "pie", "burst", "long", "150ms");

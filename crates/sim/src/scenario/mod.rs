@@ -1,7 +1,9 @@
 //! What to simulate: links, flows, receivers, duration and seed. Built in
 //! code or read from a TOML file (`file.rs`); validated before any run.
 
+mod check;
 mod file;
+pub use check::warnings;
 pub use file::{load_file, parse_str, ScenarioError};
 
 use crate::tcp::cc::CcKind;

@@ -2,7 +2,9 @@
 //! code or read from a TOML file (`file.rs`); validated before any run.
 
 mod file;
-pub use file::{load_file, parse_str, ScenarioError};
+mod overrides;
+pub use file::{from_document, load_file, parse_document, parse_str, read_document, ScenarioError};
+pub use overrides::set_field;
 
 use crate::tcp::cc::CcKind;
 use rtac_core::controller::{ControllerKind, Params};

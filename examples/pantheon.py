@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 import rtac  # noqa: E402
 
@@ -49,14 +50,17 @@ def main():
     fig, axes = plt.subplots(2, (len(traces) + 1) // 2, figsize=(10, 8), squeeze=False)
     for ax, (trace, group) in zip(axes.flat, runs.groupby("trace")):
         for _, r in group.iterrows():
-            ax.scatter(r["rtt_p95_ms"], r["throughput_mbps"], marker=MARKERS[r["label"]], s=70, label=r["label"])
-            ax.annotate(r["label"], (r["rtt_p95_ms"], r["throughput_mbps"]), textcoords="offset points", xytext=(5, 5), fontsize=8)
+            ax.scatter(r["rtt_p95_ms"], r["throughput_mbps"], marker=MARKERS[r["label"]], s=80, label=r["label"])
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.invert_xaxis()  # Pantheon's convention: better is up and to the right
+        ax.set_ylim(0, group["throughput_mbps"].max() * 1.15)
         ax.set_title(trace)
-        ax.set_xlabel("95th-percentile RTT (ms, log)")
+        ax.set_xlabel("95th-percentile RTT (ms, log scale)")
         ax.set_ylabel("throughput (Mbit/s)")
-        ax.grid(True, which="both", alpha=0.3)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(loc="lower left", fontsize=8)
     fig.suptitle(f"Receiver-side controllers over Mahimahi traces ({args.duration} CUBIC download, 2000-packet buffer)")
     fig.tight_layout()
     fig.savefig(args.out, dpi=100)

@@ -14,14 +14,17 @@ pub mod columns;
 pub mod file;
 pub mod out;
 
-use rtac_sim::scenario::{from_document, parse_document, read_document, set_field};
+use rtac_netmodel::MahimahiTrace;
+use rtac_sim::scenario::{from_document, parse_document, read_document, set_field, Service};
 use rtac_sim::{RunOptions, RunResult, Scenario, ScenarioError};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 pub use toml::{Table, Value};
 
-/// The most jobs one sweep may hold; a larger grid is an error, not cut.
-pub const MAX_JOBS: usize = 10_000_000;
+/// The most jobs one sweep may hold (a plan keeps a key per job); a larger
+/// sweep is an error, not cut.
+pub const MAX_JOBS: usize = 2_000_000;
 
 /// Why a sweep could not be planned or written.
 #[derive(Debug)]
@@ -141,11 +144,21 @@ impl Sweep {
             if self.grid.iter().filter(|(f, _)| f == field).count() > 1 {
                 return Err(arg(field, "appears twice in the grid".to_string()));
             }
+            if let Some(v) = values.iter().enumerate().find_map(|(i, v)| values[..i].contains(v).then_some(v)) {
+                return Err(arg(field, format!("the grid gives the value {} twice", render(v))));
+            }
             points_n = points_n.saturating_mul(values.len());
         }
         let seeds_n = self.seeds.as_ref().map_or(1, Vec::len);
         if seeds_n == 0 {
             return Err(arg("seeds", "no seeds given".to_string()));
+        }
+        if let Some(seeds) = &self.seeds {
+            let mut sorted = seeds.clone();
+            sorted.sort_unstable();
+            if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return Err(arg("seeds", format!("seed {} is given twice", w[0])));
+            }
         }
         if points_n.saturating_mul(seeds_n) > MAX_JOBS {
             return Err(arg(
@@ -155,6 +168,7 @@ impl Sweep {
         }
         let mut points = Vec::with_capacity(points_n);
         let mut jobs = Vec::new();
+        let mut traces = Vec::new();
         for p in 0..points_n {
             // Mixed radix: the last field varies fastest.
             let mut rest = p;
@@ -167,7 +181,8 @@ impl Sweep {
             for ((field, _), v) in self.grid.iter().zip(&values) {
                 set_field(&mut doc, field, v.clone(), origin)?;
             }
-            let scenario = from_document(&doc, origin, self.source.base.as_deref())?;
+            let mut scenario = from_document(&doc, origin, self.source.base.as_deref())?;
+            share_traces(&mut scenario, &mut traces);
             let seeds = self.seeds.clone().unwrap_or_else(|| vec![scenario.seed]);
             let point_key: String =
                 self.grid.iter().zip(&values).map(|((f, _), v)| format!("{f}={};", render(v))).collect();
@@ -252,6 +267,21 @@ impl Plan {
             }
             Ok(())
         })
+    }
+}
+
+/// Makes the scenario's trace links use the copy in `seen` of an equal
+/// trace, adding new ones: the points of a grid then hold each distinct
+/// trace once, however many points read it.
+fn share_traces(scenario: &mut Scenario, seen: &mut Vec<Arc<MahimahiTrace>>) {
+    let flows = scenario.flows.iter_mut().flat_map(|f| f.access.iter_mut().chain(f.egress.iter_mut()));
+    for link in scenario.links.iter_mut().chain(flows) {
+        if let Service::Trace(t) = &mut link.service {
+            match seen.iter().find(|s| **s == *t) {
+                Some(s) => *t = Arc::clone(s),
+                None => seen.push(Arc::clone(t)),
+            }
+        }
     }
 }
 

@@ -87,10 +87,34 @@ fn bad_points_fail_the_plan_naming_the_field() {
     assert!(e.contains("seed: seeds are given separately"), "{e}");
     let e = sweep(vec![("link[0].rate", vec![])], None).plan().unwrap_err().to_string();
     assert!(e.contains("no values"), "{e}");
+    let e = sweep(vec![("link[0].rate", vec![s("1mbit"), s("2mbit"), s("1mbit")])], None).plan().unwrap_err();
+    assert!(e.to_string().ends_with("link[0].rate: the grid gives the value 1mbit twice"), "{e}");
+    let e = sweep(vec![], Some(vec![3, 1, 3])).plan().unwrap_err().to_string();
+    assert!(e.ends_with("seeds: seed 3 is given twice"), "{e}");
     let mut big = sweep(vec![], Some((0..100_000).collect()));
-    big.grid = vec![("link[0].delay".into(), vec![s("1ms"); 101])];
+    big.grid = vec![("link[0].delay".into(), (0..21).map(|i| s(&format!("{i}ms"))).collect())];
     let e = big.plan().unwrap_err().to_string();
-    assert!(e.contains("more than 10000000 runs"), "{e}");
+    assert!(e.contains("21 grid points x 100000 seeds is more than 2000000 runs"), "{e}");
+}
+
+#[test]
+fn points_share_one_copy_of_each_trace() {
+    let dir = std::env::temp_dir().join(format!("rtac-sweep-trace-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.down"), "1\n2\n3\n").unwrap();
+    std::fs::write(dir.join("b.down"), "1\n1\n2\n").unwrap();
+    let mut sw = sweep(vec![("link[0].delay", vec![s("1ms"), s("2ms"), s("3ms")])], None);
+    sw.source.base = Some(dir.clone());
+    sw.grid.push(("link[0].trace".into(), vec![s("a.down"), s("b.down")]));
+    sw.source.doc["link"].as_array_mut().unwrap()[0].as_table_mut().unwrap().remove("rate");
+    let p = sw.plan().unwrap();
+    let trace = |i: usize| match &p.points[i].scenario.links[0].service {
+        rtac_sim::scenario::Service::Trace(t) => t.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(std::sync::Arc::ptr_eq(&trace(0), &trace(2)) && std::sync::Arc::ptr_eq(&trace(1), &trace(5)));
+    assert!(!std::sync::Arc::ptr_eq(&trace(0), &trace(1)));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

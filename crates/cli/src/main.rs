@@ -3,11 +3,13 @@
 //! `rtac sim [SCENARIO]` simulates a scenario (default: the embedded
 //! RTAC LTE case) once per receiver controller and prints a table, or one
 //! JSON document with `--json`; `--out DIR` also writes time series as CSV.
+//! `rtac sweep SWEEP.toml --out DIR` runs a parameter sweep.
 //! `rtac` alone is `rtac sim`.
 
 mod output;
 mod report;
 mod reproduce;
+mod sweep;
 
 use clap::{Args, Parser, Subcommand};
 use rtac_core::controller::{AnyController, ControllerKind, Params};
@@ -39,6 +41,10 @@ enum Command {
     /// Reproduce the source papers' evaluations: run the studies, check
     /// their claims, draw their plots and write a report.
     Reproduce(reproduce::ReproduceArgs),
+    /// Simulate every grid point x seed x controller of a sweep file on the
+    /// machine's cores, writing one CSV row per run and flow as runs finish;
+    /// a rerun skips the runs already written.
+    Sweep(sweep::SweepArgs),
     /// Run real programs through an emulated link between two network
     /// namespaces, with the simulator's link and queue models (root).
     Emu(Box<rtac_emu::EmuArgs>),
@@ -117,6 +123,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Sim(args)) => sim(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
+        Some(Command::Sweep(args)) => sweep::sweep(&args),
         Some(Command::Emu(args)) => return external(rtac_emu::emu_main(*args)),
         Some(Command::Plot(args)) => return plot(args),
         Some(Command::Run(args)) => return agent(rtac_agent::run_main(*args)),

@@ -85,6 +85,20 @@ impl std::error::Error for ScenarioError {
 /// Reads and validates the scenario in `path`. Messages name the path as
 /// given.
 pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let doc = read_document(path)?;
+    from_document(&doc, &path.display().to_string(), path.parent())
+}
+
+/// Parses and validates a scenario. `origin` names the text in messages
+/// (usually the file's path); its stem is the default scenario name.
+/// Relative trace paths are taken from the current directory.
+pub fn parse_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+    from_document(&parse_document(text, origin)?, origin, None)
+}
+
+/// Reads the file in `path` as a TOML document without validating it as a
+/// scenario, so that fields can be changed first (`set_field`).
+pub fn read_document(path: &Path) -> Result<Table, ScenarioError> {
     let bytes = std::fs::read(path).map_err(|error| ScenarioError::Io { path: path.to_path_buf(), error })?;
     let origin = path.display().to_string();
     let text = match std::str::from_utf8(&bytes) {
@@ -102,14 +116,25 @@ pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
             });
         }
     };
-    Reader { origin: &origin, base: path.parent() }.parse(text)
+    parse_document(text, &origin)
 }
 
-/// Parses and validates a scenario. `origin` names the text in messages
-/// (usually the file's path); its stem is the default scenario name.
-/// Relative trace paths are taken from the current directory.
-pub fn parse_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
-    Reader { origin, base: None }.parse(text)
+/// Parses TOML text as a document without validating it as a scenario.
+pub fn parse_document(text: &str, origin: &str) -> Result<Table, ScenarioError> {
+    text.parse().map_err(|e: toml::de::Error| {
+        let (line, column) = match e.span() {
+            Some(span) => line_column(text, span.start),
+            None => (1, 1),
+        };
+        ScenarioError::Syntax { origin: origin.to_string(), line, column, message: cut(e.message().trim().to_string()) }
+    })
+}
+
+/// Validates a TOML document as a scenario. `origin` names it in messages;
+/// relative trace paths are resolved against `base` (the current directory
+/// if `None`).
+pub fn from_document(doc: &Table, origin: &str, base: Option<&Path>) -> Result<Scenario, ScenarioError> {
+    Reader { origin, base }.scenario(doc)
 }
 
 /// 1-based line and character column of byte offset `at` in `text`.
@@ -251,22 +276,6 @@ struct Fields<'r, 't> {
 }
 
 impl Reader<'_> {
-    fn parse(&self, text: &str) -> Result<Scenario, ScenarioError> {
-        let table: Table = text.parse().map_err(|e: toml::de::Error| {
-            let (line, column) = match e.span() {
-                Some(span) => line_column(text, span.start),
-                None => (1, 1),
-            };
-            ScenarioError::Syntax {
-                origin: self.origin.to_string(),
-                line,
-                column,
-                message: cut(e.message().trim().to_string()),
-            }
-        })?;
-        self.scenario(&table)
-    }
-
     /// An error at `field`. Messages that quote the input are cut to
     /// `MAX_MESSAGE` characters, whatever the input's length.
     fn err(&self, field: impl Into<String>, message: impl Into<String>) -> ScenarioError {

@@ -4,7 +4,9 @@
 mod check;
 mod file;
 pub use check::warnings;
-pub use file::{load_file, parse_str, ScenarioError};
+mod overrides;
+pub use file::{from_document, load_file, parse_document, parse_str, read_document, ScenarioError};
+pub use overrides::set_field;
 
 use crate::tcp::cc::CcKind;
 use rtac_core::controller::{ControllerKind, Params};

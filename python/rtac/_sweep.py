@@ -1,0 +1,137 @@
+"""simulate() and sweep(): plans from the Rust module, run on local
+threads or Ray tasks, gathered into pandas DataFrames."""
+
+import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from . import _scenario
+
+BACKENDS = ("local", "ray")
+
+
+def simulate(scenario, controllers=None, seed=None, series=False):
+    """Simulate `scenario` once per controller, in process.
+
+    scenario: a path, TOML text or a dict in the scenario file format.
+    controllers: replaces the scenario's list (names such as "rtac" or
+    tables {"label": ..., "controller": ..., "params": {...}}).
+    seed: replaces the scenario's seed.
+
+    Returns a DataFrame with one row per (run, flow); with series=True, a
+    pair (runs, series) whose second frame holds the time series (one row
+    per run, sample and flow, with the queue of the flow's bottleneck).
+    Raises rtac.ScenarioError with the file, field and problem.
+    """
+    spec = _scenario.spec(scenario, seeds=None if seed is None else [seed], controllers=controllers)
+    plan = spec.plan()
+    parts = list(_run_local(plan, range(len(plan)), os.cpu_count() or 1, chunk=1, series=series))
+    parts.sort(key=lambda p: p[0][0])
+    runs = _frame([p[1] for p in parts]).drop(columns=["run_key"])
+    if not series:
+        return runs
+    return runs, _frame([p[2] for p in parts])
+
+
+def sweep(
+    scenario,
+    grid=None,
+    seeds=None,
+    controllers=None,
+    backend="local",
+    out=None,
+    workers=None,
+    progress=True,
+):
+    """Run every grid point x seed x controller of `scenario`.
+
+    grid: {field: [values]} with fields named as scenario errors name them
+    ("link[0].rate", "flow[1].cc", "link[1].queue"); the last field varies
+    fastest. seeds: an iterable of seeds (default: the scenario's seed).
+    controllers: as in simulate(). Every point is checked before any run:
+    a bad value raises rtac.ScenarioError naming the file and the field.
+
+    backend: "local" runs on `workers` threads (default: every core);
+    "ray" runs the same jobs as Ray tasks on the cluster that ray.init()
+    reaches (started locally with `workers` CPUs if none is running) with
+    at most `workers` tasks at once. Results do not depend on the backend.
+
+    out: a directory; finished runs are written there as Parquet parts as
+    they come in, and a rerun skips the runs already there.
+
+    Returns one DataFrame, a row per (run, flow), in job order: a column
+    per grid field, `seed`, `run_key`, then the columns of simulate().
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers: expected an integer >= 1, got {workers!r}")
+    spec = _scenario.spec(scenario, grid, seeds, controllers)
+    plan = spec.plan()
+    keys = plan.keys
+    sink, done = None, []
+    if out is not None:
+        from ._parquet import ParquetOut
+
+        sink = ParquetOut(out, plan)
+        done = sink.existing(set(keys))
+    finished = set(itertools.chain.from_iterable(d["run_key"] for d in done))
+    todo = [i for i, k in enumerate(keys) if k not in finished]
+    if backend == "local":
+        n = workers or os.cpu_count() or 1
+        parts = _run_local(plan, todo, n, chunk=_chunk(len(todo), n, most=8))
+    else:
+        from ._ray import run_ray
+
+        parts = run_ray(spec, todo, workers)
+    rows = list(done)
+    bar = tqdm(total=len(keys), initial=len(keys) - len(todo), unit="run", desc="rtac sweep", disable=not progress)
+    try:
+        for jobs, cols, _ in parts:
+            rows.append(cols)
+            if sink is not None:
+                sink.add(cols)
+            bar.update(len(jobs))
+    finally:
+        bar.close()
+        if sink is not None:
+            sink.flush()
+    frame = _frame(rows, columns=plan.columns)
+    order = {k: i for i, k in enumerate(keys)}
+    frame = frame.assign(_job=frame["run_key"].map(order)).sort_values(["_job", "flow"], kind="stable")
+    return frame.drop(columns="_job").reset_index(drop=True)
+
+
+def _chunk(jobs, workers, most):
+    """Jobs per call: enough calls to keep every worker busy to the end."""
+    return max(1, min(most, jobs // (workers * 4)))
+
+
+def _run_local(plan, jobs, workers, chunk, series=False):
+    """Yields (jobs, rows, series) per chunk of jobs as chunks finish; the
+    simulations run without the GIL, so threads use every core."""
+    jobs = list(jobs)
+    chunks = [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(plan.run, c, series): c for c in chunks}
+        try:
+            for f in as_completed(futures):
+                rows, samples = f.result()
+                yield futures[f], rows, samples
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+def _frame(parts, columns=None):
+    """One DataFrame from dicts of column lists."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    if all(isinstance(p, dict) for p in parts):
+        names = list(parts[0])
+        return pd.DataFrame({c: list(itertools.chain.from_iterable(p[c] for p in parts)) for c in names})
+    return pd.concat([p if isinstance(p, pd.DataFrame) else pd.DataFrame(p) for p in parts], ignore_index=True)

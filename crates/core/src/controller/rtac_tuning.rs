@@ -64,12 +64,18 @@ pub const HIGH_PERIODS: u32 = 8;
 /// A drained probe must bring the queueing delay below this fraction of the
 /// target (theta - 1) RTT*_m for the queue to count as RTAC's own.
 pub const OWN_QUEUE_FRACTION: f64 = 0.75;
+/// Consecutive undrained probes that mean another sender holds the queue:
+/// a single one may be a link that slowed down during the probe.
+pub const COMPETITIVE_AFTER: u32 = 3;
 /// Consecutive undrained probes whose floors agree within the band after
 /// which RTT_m takes their floor: a path whose RTT rose looks, from the
 /// receiver, like a queue held by another, except that its floor is steady.
-pub const UNDRAINED_FORGET: u32 = 3;
+pub const UNDRAINED_FORGET: u32 = 4;
 /// The smallest BDP estimate, packets: Linux's initial window (RFC 6928).
 pub const MIN_BDP_PKTS: f64 = 10.0;
+/// Arrivals in one RTT_m, relative to the probe's window, below which a
+/// drain probe's queue counts as drained.
+pub const DRAINED_ARRIVALS: f64 = 1.25;
 /// Weight of a new Delta measurement.
 const DELTA_GAIN: f64 = 0.25;
 /// The shortest measuring phase of a probe.
@@ -78,6 +84,10 @@ const MIN_MEASURE: Duration = Duration::from_millis(10);
 /// Whose queue the receiver believes it is looking at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
+    /// Before the first drain probe has told whose queue it is: grow like
+    /// Auto-tuning, so that a sender that meets a competitor here is not
+    /// held back while the competitor's window grows.
+    Startup,
     /// The queue answers RTAC's window: RTAC's equations decide.
     Cooperative,
     /// Another sender holds the queue: grow like Auto-tuning.
@@ -87,9 +97,10 @@ pub enum Mode {
 /// A drain probe in progress.
 #[derive(Clone, Copy, Debug)]
 struct Probe {
-    /// Bytes still to arrive before the data in flight when the probe began
-    /// has left the queue; the measuring phase starts then.
-    drain_left: u64,
+    /// The current drain interval (one RTT_m long) and the bytes read in
+    /// it: once an interval brings no more than [`DRAINED_ARRIVALS`] times
+    /// the probe's window, the queue has drained and measuring starts.
+    interval: (Instant, u64),
     /// The measuring phase, once it has started: its start and end.
     measure: Option<(Instant, Instant)>,
     /// The window advertised during the probe, bytes.
@@ -136,7 +147,7 @@ impl Tuner {
     /// `delta`: a fixed compensation, or `None` to measure it.
     pub fn new(delta: Option<Duration>) -> Self {
         Tuner {
-            mode: Mode::Cooperative,
+            mode: Mode::Startup,
             probe: None,
             last_probe_end: Instant::ZERO,
             min_cur: None,
@@ -237,9 +248,8 @@ impl Tuner {
                 // stays about half used while the queue drains.
                 let now_bdp = self.last_rate * rtt_m_star.as_secs_f64();
                 let rwnd = (now_bdp.min(bdp * mss as f64) / 2.0).max(4.0 * mss as f64) as u64;
-                // What was in flight at the start: about one period's bytes.
-                let drain_left = bytes.max(rwnd);
-                self.probe = Some(Probe { drain_left, measure: None, rwnd, floor: None, sum_ns: 0, n: 0 });
+                let interval = (now, 0);
+                self.probe = Some(Probe { interval, measure: None, rwnd, floor: None, sum_ns: 0, n: 0 });
                 return Some(Decision::Window(rwnd));
             }
             None => {}
@@ -249,6 +259,7 @@ impl Tuner {
         let cap = (2.0 * self.window.max().unwrap_or(0.0)) as u64;
         Some(match self.mode {
             Mode::Cooperative => Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap },
+            Mode::Startup => Decision::Window(cap),
             Mode::Competitive => Decision::Window(u64::MAX),
         })
     }
@@ -256,6 +267,11 @@ impl Tuner {
     fn probe_due(&self, now: Instant) -> bool {
         let since = now.saturating_since(self.last_probe_end);
         match self.mode {
+            // Startup ends at the first sign of a queue twice the target,
+            // before a sender's slow start has filled a deep buffer, and
+            // after MIN_PROBE_GAP at the latest (the first RTT samples may
+            // already carry a queue, which hides it).
+            Mode::Startup => self.high_periods >= 1 || since >= MIN_PROBE_GAP,
             Mode::Cooperative => {
                 // The first two probes follow each other closely: whose queue
                 // it is matters most before a competitor has taken it.
@@ -266,14 +282,24 @@ impl Tuner {
         }
     }
 
-    /// The application read `bytes`: during a probe, counts down the data
-    /// that was in flight when it began.
+    /// The application read `bytes`. While a probe drains, a queue shows as
+    /// arrivals at the link's rate: a BDP per RTT_m, twice the probe's
+    /// window. Once an RTT_m brings little more than the window, the data
+    /// that was in flight (up to the right edge advertised before the
+    /// probe, which a receiver does not pull back) has arrived.
     pub fn on_consumed(&mut self, now: Instant, bytes: u64) {
-        let rtt_min = self.rtt_min();
+        let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
         if let Some(p) = &mut self.probe {
-            p.drain_left = p.drain_left.saturating_sub(bytes);
-            if p.drain_left == 0 && p.measure.is_none() {
-                p.measure = Some((now, now + rtt_min.unwrap_or(MIN_MEASURE).max(MIN_MEASURE)));
+            if p.measure.is_some() {
+                return;
+            }
+            p.interval.1 += bytes;
+            if now.saturating_since(p.interval.0) >= rtt_min {
+                if p.interval.1 as f64 <= DRAINED_ARRIVALS * p.rwnd as f64 {
+                    p.measure = Some((now, now + rtt_min));
+                } else {
+                    p.interval = (now, 0);
+                }
             }
         }
     }
@@ -297,7 +323,7 @@ impl Tuner {
             let (n, lo, hi) =
                 self.undrained.map_or((1, floor, floor), |(n, lo, hi)| (n + 1, lo.min(floor), hi.max(floor)));
             self.undrained = Some((n, lo, hi));
-            if n >= 2 {
+            if n >= COMPETITIVE_AFTER {
                 self.mode = Mode::Competitive;
             }
             // Floors that agree probe after probe are a path whose RTT rose (a

@@ -945,12 +945,13 @@ queue = "droptail:packets=100"
         assert_eq!(labels, ["autotuning", "drwa", "rtac"]);
         let kinds: Vec<ControllerKind> = s.controllers.iter().map(|c| c.kind).collect();
         assert_eq!(kinds, [ControllerKind::Autotuning, ControllerKind::Drwa, ControllerKind::Rtac]);
-        assert!(s.controllers.iter().all(|c| c.params.is_empty()));
+        assert!(s.controllers[..2].iter().all(|c| c.params.is_empty()));
         assert_eq!(s.links.len(), 1);
         let l = &s.links[0];
         assert_eq!(l.name, "lte-bs");
         assert_eq!(l.rate, rtac_core::Bandwidth::from_mbps(55));
-        assert_eq!(l.delay, Duration::from_millis(25));
+        assert_eq!(l.delay, Duration::from_micros(16_500));
+        assert_eq!(l.channel, Some(rtac_netmodel::ChannelSpec::parse("lte").unwrap()));
         assert_eq!(l.queue, QueueSpec::parse("droptail:packets=3000").unwrap());
         assert_eq!(s.flows.len(), 1);
         let f = &s.flows[0];

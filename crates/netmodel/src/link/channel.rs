@@ -378,6 +378,20 @@ mod tests {
     }
 
     #[test]
+    fn an_unqueued_wifi_flow_sees_less_variation_than_lte() {
+        // A 10 ms path, one packet per 1.5 ms: RTT_m half above the minimum
+        // again, but a few ms of it rather than LTE's 17 (RTAC section V:
+        // "a smaller variation of RTT_m" on Wi-Fi).
+        let spec = ChannelSpec::parse("wifi").unwrap();
+        let e = extras(&spec, 1, Duration::from_micros(1500), 120);
+        let mean = e.iter().map(|d| d.as_secs_f64() * 1e3).sum::<f64>() / e.len() as f64;
+        let min = e.iter().min().unwrap().as_secs_f64() * 1e3;
+        eprintln!("wifi: extra min {min:.2} mean {mean:.2} ms");
+        assert!((1.3..1.7).contains(&((10.0 + mean) / (10.0 + min))), "{mean:.2} {min:.2}");
+        assert!(mean < ChannelSpec::parse("lte").unwrap().mean_extra().as_secs_f64() * 1e3 / 2.0);
+    }
+
+    #[test]
     fn deliveries_keep_their_order_and_never_precede_departure() {
         for spec in ["lte", "wifi", "lte:bler=0.5,retx=20ms"] {
             let spec = ChannelSpec::parse(spec).unwrap();

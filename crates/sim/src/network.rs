@@ -260,7 +260,10 @@ impl Link {
         let size = d.packet.wire_size();
         let shared = self.stations.len() > 1;
         let st = &mut self.stations[s];
-        let free_at = st.server.transmit(now, size);
+        let mut free_at = st.server.transmit(now, size);
+        if let Some(c) = &st.channel {
+            free_at = now + c.service_time(now, free_at - now);
+        }
         // The schedulers' state: only a link with several stations chooses.
         if shared {
             let airtime = (free_at - now).as_secs_f64();

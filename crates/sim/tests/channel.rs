@@ -136,3 +136,36 @@ fn bad_channel_and_start_jitter_fields_are_named() {
     let e = err("start_jitter = 5", "");
     assert!(e.contains("start_jitter") && e.contains("duration"), "{e}");
 }
+
+#[test]
+fn rate_variation_makes_a_saturated_links_goodput_vary_around_its_rate() {
+    let text = r#"
+        duration = "40s"
+        measure_from = "5s"
+        # 300 KB in flight: the link never idles, even at 1.5 times its
+        # rate, and the 2000-packet buffer never overflows.
+        controllers = [{ controller = "static", params = { rmem_max = "400KB" } }]
+        [[link]]
+        rate = "20mbit"
+        delay = "10ms"
+        channel = "lte:rate_var=0.5"
+        queue = "droptail:packets=2000"
+        [[flow]]
+    "#;
+    let cv = |sc: &Scenario| {
+        let r = go(sc, 1);
+        let x = &r.flows[0].throughput_per_s;
+        let mean = x.iter().sum::<f64>() / x.len() as f64;
+        let sd = (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / x.len() as f64).sqrt();
+        eprintln!("goodput per second: mean {mean:.2} Mbit/s, sd {sd:.2}");
+        (mean, sd / mean)
+    };
+    let (mean, varied) = cv(&scenario(text));
+    // Five periods of 200 ms a second, factors uniform on [0.5, 1.5]:
+    // about 0.29 / sqrt(5) = 13 % from second to second.
+    assert!(varied > 0.06, "{varied:.3}");
+    assert!((mean - 20.0 * 1448.0 / 1500.0).abs() < 2.0, "{mean:.2}");
+    // Control: the same channel without rate variation.
+    let (_, steady) = cv(&scenario(&text.replace(":rate_var=0.5", "")));
+    assert!(steady < 0.02, "{steady:.3}");
+}

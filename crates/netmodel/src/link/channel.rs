@@ -21,6 +21,11 @@
 //!   apart whose values are uniform on [0, 2 drift]: the variation over
 //!   time of Fig. 2 (frame synchronisation, inspection and processing at
 //!   the base station). Its mean is `drift` and its peaks 2 drift.
+//! - **Rate variation** (optional, off by default). The link's rate times
+//!   a factor drawn uniformly on [1 - rate_var, 1 + rate_var] for each
+//!   `period`: fading and link adaptation. The serialiser applies it
+//!   ([`Channel::service_time`]); the delay parts above do not take
+//!   capacity.
 //!
 //! Delivery keeps order: a packet is never delivered before the one that
 //! left before it (LTE RLC and the 802.11n block-ack reorder buffer deliver
@@ -52,6 +57,9 @@ pub struct ChannelParams {
     pub drift: Duration,
     /// Spacing of the slow component's knots (> 0).
     pub period: Duration,
+    /// Rate variation: each period's rate is the link's times a factor
+    /// uniform on [1 - rate_var, 1 + rate_var]; in [0, 1).
+    pub rate_var: f64,
 }
 
 /// A channel model by name with its parameters.
@@ -91,6 +99,7 @@ impl ChannelKind {
                 access: Duration::ZERO,
                 drift: Duration::from_millis(15),
                 period: Duration::from_millis(200),
+                rate_var: 0.0,
             },
             // 802.11n: an aggregate per TXOP of about 2 ms, retried in a
             // later TXOP, contention of up to 1 ms with other stations.
@@ -102,6 +111,7 @@ impl ChannelKind {
                 access: Duration::from_millis(1),
                 drift: Duration::from_millis(3),
                 period: Duration::from_millis(100),
+                rate_var: 0.0,
             },
         }
     }
@@ -116,7 +126,7 @@ pub enum ChannelError {
     Malformed(String),
 }
 
-const KEYS: &str = "slot, bler, retx, retx_max, access, drift, period";
+const KEYS: &str = "slot, bler, retx, retx_max, access, drift, period, rate_var";
 
 impl fmt::Display for ChannelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -162,6 +172,12 @@ impl ChannelSpec {
                         _ => return Err(bad("a probability in [0, 1), such as 0.1")),
                     }
                 }
+                "rate_var" => {
+                    p.rate_var = match v.parse::<f64>() {
+                        Ok(x) if (0.0..1.0).contains(&x) => x,
+                        _ => return Err(bad("a fraction in [0, 1), such as 0.3")),
+                    }
+                }
                 "retx_max" => {
                     p.retx_max = match v.parse::<u32>() {
                         Ok(n) if n <= 16 => n,
@@ -200,7 +216,7 @@ impl fmt::Display for ChannelSpec {
         let us = |d: Duration| format!("{}us", d.as_micros());
         write!(
             f,
-            "{}:slot={},bler={},retx={},retx_max={},access={},drift={},period={}",
+            "{}:slot={},bler={},retx={},retx_max={},access={},drift={},period={},rate_var={}",
             self.kind.name(),
             us(p.slot),
             p.bler,
@@ -208,7 +224,8 @@ impl fmt::Display for ChannelSpec {
             p.retx_max,
             us(p.access),
             us(p.drift),
-            us(p.period)
+            us(p.period),
+            p.rate_var
         )
     }
 }
@@ -230,6 +247,7 @@ fn unit(h: u64) -> f64 {
 const FATE: u64 = 0x0F47_E000;
 const ACCESS: u64 = 0xACCE_5500;
 const KNOT: u64 = 0x4B40_7700;
+const RATE: u64 = 0x2A7E_0000;
 
 /// One station's channel: when a packet that left the serialiser at
 /// `done` reaches the far end of the wireless hop (before the link's
@@ -290,6 +308,17 @@ impl Channel {
         k
     }
 
+    /// How long a packet that the link's nominal rate serialises in
+    /// `nominal`, starting at `start`, takes at this period's rate.
+    pub fn service_time(&self, start: Instant, nominal: Duration) -> Duration {
+        if self.p.rate_var == 0.0 {
+            return nominal;
+        }
+        let k = (start - Instant::ZERO).as_nanos() / self.p.period.as_nanos();
+        let factor = 1.0 + self.p.rate_var * (2.0 * unit(hash(self.seed ^ RATE, k)) - 1.0);
+        Duration::from_nanos((nominal.as_nanos() as f64 / factor).round() as u64)
+    }
+
     /// The packet whose last bit left at `done` is delivered at the
     /// returned instant, never before an earlier packet.
     pub fn deliver(&mut self, done: Instant) -> Instant {
@@ -326,7 +355,7 @@ mod tests {
 
     #[test]
     fn display_parses_back_to_the_same_spec() {
-        for s in ["lte", "wifi", "lte:drift=7ms,period=50ms,access=250us,bler=0.05"] {
+        for s in ["lte", "wifi", "lte:drift=7ms,period=50ms,access=250us,bler=0.05,rate_var=0.25"] {
             let c = ChannelSpec::parse(s).unwrap();
             assert_eq!(ChannelSpec::parse(&c.to_string()).unwrap(), c, "{s} -> {c}");
         }
@@ -337,7 +366,15 @@ mod tests {
         assert_eq!(ChannelSpec::parse("5g"), Err(ChannelError::UnknownKind("5g".into())));
         let e = ChannelSpec::parse("lte:jitter=3ms").unwrap_err();
         assert!(e.to_string().contains("jitter") && e.to_string().contains("drift"), "{e}");
-        for bad in ["lte:bler=1", "lte:bler=-0.1", "lte:slot=0ms", "lte:period=0s", "lte:retx_max=99", "lte:drift=x"] {
+        for bad in [
+            "lte:bler=1",
+            "lte:bler=-0.1",
+            "lte:slot=0ms",
+            "lte:period=0s",
+            "lte:retx_max=99",
+            "lte:drift=x",
+            "lte:rate_var=1",
+        ] {
             assert!(matches!(ChannelSpec::parse(bad), Err(ChannelError::BadValue { .. })), "{bad}");
         }
         assert!(matches!(ChannelSpec::parse("lte:drift"), Err(ChannelError::Malformed(_))));
@@ -389,6 +426,26 @@ mod tests {
         eprintln!("wifi: extra min {min:.2} mean {mean:.2} ms");
         assert!((1.3..1.7).contains(&((10.0 + mean) / (10.0 + min))), "{mean:.2} {min:.2}");
         assert!(mean < ChannelSpec::parse("lte").unwrap().mean_extra().as_secs_f64() * 1e3 / 2.0);
+    }
+
+    #[test]
+    fn rate_variation_stretches_service_per_period_around_the_nominal_rate() {
+        let nominal = Duration::from_micros(120);
+        let off = Channel::new(&ChannelSpec::parse("lte").unwrap(), 5);
+        assert_eq!(off.service_time(Instant::from_millis(3), nominal), nominal);
+        let on = Channel::new(&ChannelSpec::parse("lte:rate_var=0.5").unwrap(), 5);
+        let times: Vec<f64> = (0..2000)
+            .map(|k| on.service_time(Instant::from_millis(200 * k + 7), nominal).as_nanos() as f64 / 120e3)
+            .collect();
+        // Factors on [0.5, 1.5]: service between 1/1.5 and 1/0.5 of nominal,
+        // constant within a period, different across periods.
+        assert!(times.iter().all(|&x| (1.0 / 1.5 - 1e-3..=2.0 + 1e-3).contains(&x)));
+        assert_eq!(
+            on.service_time(Instant::from_millis(7), nominal),
+            on.service_time(Instant::from_millis(190), nominal)
+        );
+        let mean_rate = times.iter().map(|x| 1.0 / x).sum::<f64>() / times.len() as f64;
+        assert!((mean_rate - 1.0).abs() < 0.03, "mean rate factor {mean_rate:.3}");
     }
 
     #[test]

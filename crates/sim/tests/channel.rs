@@ -133,6 +133,10 @@ fn bad_channel_and_start_jitter_fields_are_named() {
     assert!(e.contains("link[0].channel") && e.contains("expected a string"), "{e}");
     let e = err("start_jitter = \"10s\"", "");
     assert!(e.contains("start_jitter") && e.contains("flow[0]"), "{e}");
+    let e = parse_str(&format!("start_jitter = \"2s\"\n{base}\n[[flow]]\nstart = \"1s\"\nstop = \"3s\"\n"), "x.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("start_jitter") && e.contains("flow[0]") && e.contains("stop"), "{e}");
     let e = err("start_jitter = 5", "");
     assert!(e.contains("start_jitter") && e.contains("duration"), "{e}");
 }

@@ -330,6 +330,9 @@ impl Reader<'_> {
                 format!("flow[{i}] could start after the end of the run (duration = {}s)", duration.as_secs_f64()),
             ));
         }
+        if let Some(i) = flows.iter().position(|fl| fl.stop.is_some_and(|stop| stop <= fl.start + start_jitter)) {
+            return Err(self.err("start_jitter", format!("flow[{i}] could start after its stop time")));
+        }
         Ok(Scenario {
             name,
             description,

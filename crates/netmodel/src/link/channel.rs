@@ -126,6 +126,9 @@ pub enum ChannelError {
     Malformed(String),
 }
 
+/// The longest duration a channel parameter may have.
+const MAX_PART: Duration = Duration::from_secs(10);
+
 const KEYS: &str = "slot, bler, retx, retx_max, access, drift, period, rate_var";
 
 impl fmt::Display for ChannelError {
@@ -156,16 +159,17 @@ impl ChannelSpec {
             let (k, v) = item.split_once('=').ok_or_else(|| ChannelError::Malformed(s.to_string()))?;
             let (k, v) = (k.trim(), v.trim());
             let bad = |expected| ChannelError::BadValue { key: k.to_string(), value: v.to_string(), expected };
+            // At most 10 s each, so that every sum of them fits the clock.
             let dur = |positive: bool, expected| match parse_duration(v) {
-                Ok(d) if !positive || !d.is_zero() => Ok(d),
+                Ok(d) if (!positive || !d.is_zero()) && d <= MAX_PART => Ok(d),
                 _ => Err(bad(expected)),
             };
             match k {
-                "slot" => p.slot = dur(true, "a duration above 0, such as 1ms")?,
-                "period" => p.period = dur(true, "a duration above 0, such as 200ms")?,
-                "retx" => p.retx = dur(false, "a duration, such as 8ms")?,
-                "access" => p.access = dur(false, "a duration, such as 1ms")?,
-                "drift" => p.drift = dur(false, "a duration, such as 15ms")?,
+                "slot" => p.slot = dur(true, "a duration above 0 and at most 10s, such as 1ms")?,
+                "period" => p.period = dur(true, "a duration above 0 and at most 10s, such as 200ms")?,
+                "retx" => p.retx = dur(false, "a duration of at most 10s, such as 8ms")?,
+                "access" => p.access = dur(false, "a duration of at most 10s, such as 1ms")?,
+                "drift" => p.drift = dur(false, "a duration of at most 10s, such as 15ms")?,
                 "bler" => {
                     p.bler = match v.parse::<f64>() {
                         Ok(x) if (0.0..1.0).contains(&x) => x,
@@ -374,6 +378,7 @@ mod tests {
             "lte:retx_max=99",
             "lte:drift=x",
             "lte:rate_var=1",
+            "lte:retx=11s",
         ] {
             assert!(matches!(ChannelSpec::parse(bad), Err(ChannelError::BadValue { .. })), "{bad}");
         }

@@ -179,7 +179,7 @@ const JOIN_S: u64 = 50;
 const LEAVE_S: u64 = 100;
 const FIG8_MBPS: u64 = 500;
 
-fn fig8_scenario(seed: u64, quick: bool) -> (Scenario, Vec<f64>) {
+fn fig8_scenario(seed: u64, quick: bool) -> Scenario {
     let end = if quick { 130 } else { 150 };
     let mut rng = Rng::new(seed).fork(8);
     // The ten long flows start uniformly within the first second.
@@ -193,11 +193,12 @@ fn fig8_scenario(seed: u64, quick: bool) -> (Scenario, Vec<f64>) {
         f.stop = Some(Duration::from_secs(LEAVE_S));
     }
     sc.measure_from = Duration::ZERO;
-    (sc, starts)
+    sc.start_jitter = Duration::ZERO;
+    sc
 }
 
 fn fig8_jobs(quick: bool, seed: u64) -> Vec<Job> {
-    let (sc, _) = fig8_scenario(seed, quick);
+    let sc = fig8_scenario(seed, quick);
     let c = sc.controllers[0].clone();
     vec![Job::new("join-leave", sc, c).with_series()]
 }

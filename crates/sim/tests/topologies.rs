@@ -91,7 +91,7 @@ fn a_bulk_download_follows_a_mahimahi_trace() {
         duration = "60s"
         controllers = ["none"]
         [[link]]
-        trace = "../../traces/mahimahi/Verizon-LTE-short.down"
+        trace = "../traces/mahimahi/Verizon-LTE-short.down"
         delay = "20ms"
         queue = "droptail:packets=1000"
         [[flow]]

@@ -2,7 +2,7 @@
 //! not bloated) and Fig. 14 (the impact of lambda).
 
 use super::drwa::{fading, path, phone, Net, EVDO, HSPA, LTE};
-use super::{across, choice, claim, flow, fmt1, get, library, scenario, shorten};
+use super::{choice, claim, error_bars, flow, fmt1, get, library, named, scenario, shorten};
 use crate::{Analysis, Check, Job, Plots, Results, Study, StudyError};
 use rtac_core::controller::ControllerKind;
 use rtac_core::{Bandwidth, Duration};
@@ -82,21 +82,13 @@ fn fig13(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
     }
     let mut out = Vec::new();
     for (metric, unit, tag) in [("Throughput", "Mbit/s", "throughput"), ("Mean RTT", "ms", "rtt")] {
-        let mut chart = BarChart::new(format!("Wi-Fi, {metric}: static limit vs DRWA (mean, 95 % CI)"))
+        let chart = BarChart::new(format!("Wi-Fi, {metric}: static limit vs DRWA (mean, 95 % CI)"))
             .categories(BUFFERS.map(|b| format!("buffer: {}", b.0)))
             .y_label(metric, unit);
-        for rx in ["static", "drwa"] {
-            let mut v = (Vec::new(), Vec::new());
-            for (key, _) in BUFFERS {
-                let (mean, half) = across(r, &format!("{key}/{rx}"), |run| {
-                    let f = flow(run, 0)?;
-                    Ok(if tag == "rtt" { f.rtt_mean_ms } else { f.throughput_mbps })
-                })?;
-                v.0.push(mean);
-                v.1.push(half);
-            }
-            chart = chart.series_with_errors(rx, &v.0, &v.1);
-        }
+        let chart = error_bars(r, chart, &named(&["static", "drwa"]), &BUFFERS.map(|b| b.0), |rx, key| format!("{key}/{rx}"), |run| {
+            let f = flow(run, 0)?;
+            Ok(if tag == "rtt" { f.rtt_mean_ms } else { f.throughput_mbps })
+        })?;
         plots.save(&chart, &format!("drwa-fig13-{tag}"), &mut out)?;
     }
     let v = |k, rx| m.get(&(k, rx)).copied().unwrap_or((f64::NAN, f64::NAN));
@@ -178,21 +170,14 @@ fn fig14(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
         rtt_4_over_3 = rtt_4_over_3.min(x[2].1 / x[1].1);
     }
     for (metric, unit, tag) in [("Throughput", "Mbit/s", "throughput"), ("Mean RTT", "ms", "rtt")] {
-        let mut chart = BarChart::new(format!("DRWA, {metric} by lambda (fading channel; mean, 95 % CI)"))
+        let chart = BarChart::new(format!("DRWA, {metric} by lambda (fading channel; mean, 95 % CI)"))
             .categories(NETS.map(|n| n.name))
             .y_label(metric, unit);
-        for l in LAMBDAS {
-            let mut v = (Vec::new(), Vec::new());
-            for net in NETS {
-                let (mean, half) = across(r, &format!("{}/{l}", net.key), |run| {
-                    let f = flow(run, 0)?;
-                    Ok(if tag == "rtt" { f.rtt_mean_ms } else { f.throughput_mbps })
-                })?;
-                v.0.push(mean);
-                v.1.push(half);
-            }
-            chart = chart.series_with_errors(format!("lambda = {l}"), &v.0, &v.1);
-        }
+        let series: Vec<(String, String)> = LAMBDAS.iter().map(|l| (format!("lambda = {l}"), l.to_string())).collect();
+        let chart = error_bars(r, chart, &series, &NETS.map(|n| n.key), |l, net| format!("{net}/{l}"), |run| {
+            let f = flow(run, 0)?;
+            Ok(if tag == "rtt" { f.rtt_mean_ms } else { f.throughput_mbps })
+        })?;
         plots.save(&chart, &format!("drwa-fig14-{tag}"), &mut out)?;
     }
     let claims = vec![

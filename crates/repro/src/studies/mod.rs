@@ -12,7 +12,7 @@ mod tcpgt_more;
 use crate::{Check, Claim, Results, StudyError};
 use rtac_core::controller::{ControllerKind, Params};
 use rtac_core::Duration;
-use rtac_plot::Summary;
+use rtac_plot::{BarChart, Summary};
 use rtac_sim::{CcKind, ControllerChoice, FlowResult, RunResult, Scenario};
 
 pub(crate) fn all() -> Vec<crate::Study> {
@@ -141,6 +141,34 @@ pub(crate) fn across(
     let xs: Vec<f64> = r.across(key)?.into_iter().map(value).collect::<Result<_, _>>()?;
     let (m, ci) = crate::stats::mean_ci(&xs);
     Ok((m, ci.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0)))
+}
+
+/// `chart` with one series of bars per `(legend, id)` of `series` and one
+/// bar per category: the mean over seeds of `value` of job
+/// `key(id, category)`, with its 95 % half-width as the error bar.
+pub(crate) fn error_bars(
+    r: &Results,
+    mut chart: BarChart,
+    series: &[(String, String)],
+    categories: &[&str],
+    key: impl Fn(&str, &str) -> String,
+    value: impl Fn(&RunResult) -> Result<f64, StudyError> + Copy,
+) -> Result<BarChart, StudyError> {
+    for (legend, id) in series {
+        let mut v = (Vec::new(), Vec::new());
+        for c in categories {
+            let (mean, half) = across(r, &key(id, c), value)?;
+            v.0.push(mean);
+            v.1.push(half);
+        }
+        chart = chart.series_with_errors(legend.clone(), &v.0, &v.1);
+    }
+    Ok(chart)
+}
+
+/// `(name, name)` for each name: series whose legend is their job id.
+pub(crate) fn named(ids: &[&str]) -> Vec<(String, String)> {
+    ids.iter().map(|s| (s.to_string(), s.to_string())).collect()
 }
 
 /// Box-plot summaries of flow `i` of job `key` pooled over the seeds:

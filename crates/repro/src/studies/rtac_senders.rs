@@ -3,7 +3,7 @@
 //! (Fig. 11) and Wi-Fi (Fig. 12), and three receivers competing (Fig. 13).
 
 use super::rtac::{competition, lte, three, wifi, QUICK, RECEIVERS, SRC};
-use super::{across, claim, controller, flow, fmt1, get, shorten, with_cc};
+use super::{claim, controller, error_bars, flow, fmt1, get, named, shorten, with_cc};
 use crate::{Analysis, Check, Job, Plots, Results, Study, StudyError};
 use rtac_core::Duration;
 use rtac_plot::BarChart;
@@ -66,21 +66,13 @@ fn single(r: &Results, plots: &Plots, net: &str) -> Result<Analysis, StudyError>
         }
     }
     for (tag, metric, unit) in [("throughput", "Throughput", "Mbit/s"), ("delay", "Mean RTT", "ms")] {
-        let mut chart = BarChart::new(format!("{name}: one flow, {metric} by sender (mean, 95 % CI)"))
+        let chart = BarChart::new(format!("{name}: one flow, {metric} by sender (mean, 95 % CI)"))
             .categories(SENDERS)
             .y_label(metric, unit);
-        for rx in RECEIVERS {
-            let mut v = (Vec::new(), Vec::new());
-            for s in SENDERS {
-                let (mean, half) = across(r, &format!("{s}/{rx}"), |run| {
-                    let f = flow(run, 0)?;
-                    Ok(if tag == "throughput" { f.throughput_mbps } else { f.rtt_mean_ms })
-                })?;
-                v.0.push(mean);
-                v.1.push(half);
-            }
-            chart = chart.series_with_errors(rx, &v.0, &v.1);
-        }
+        let chart = error_bars(r, chart, &named(&RECEIVERS), &SENDERS, |rx, s| format!("{s}/{rx}"), |run| {
+            let f = flow(run, 0)?;
+            Ok(if tag == "throughput" { f.throughput_mbps } else { f.rtt_mean_ms })
+        })?;
         plots.save(&chart, &format!("{fig}-{tag}"), &mut out)?;
     }
     let at = |s: &'static str, rx: &'static str| m.get(&(s, rx)).copied().unwrap_or((f64::NAN, f64::NAN));
@@ -210,13 +202,8 @@ fn fig13(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
             .categories(SENDERS)
             .y_label("Throughput", "Mbit/s");
         for (i, rx) in RECEIVERS.iter().enumerate() {
-            let mut v = (Vec::new(), Vec::new());
-            for s in SENDERS {
-                let (m, e) = across(r, &format!("{net}/{s}"), |run| Ok(flow(run, i)?.throughput_mbps))?;
-                v.0.push(m);
-                v.1.push(e);
-            }
-            chart = chart.series_with_errors(*rx, &v.0, &v.1);
+            let one = [(rx.to_string(), String::new())];
+            chart = error_bars(r, chart, &one, &SENDERS, |_, s| format!("{net}/{s}"), |run| Ok(flow(run, i)?.throughput_mbps))?;
         }
         plots.save(&chart, &format!("rtac-fig13-{net}"), &mut out)?;
         // Wi-Fi: the paper's DRWA range 15-37 %; LTE: "much lower throughput".

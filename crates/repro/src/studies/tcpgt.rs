@@ -239,7 +239,7 @@ const JAIN_TOLERANCE: f64 = 0.05;
 
 /// As in Fig. 6/7, the flows start 20 s apart; shares are measured once the
 /// last one has run for `SETTLE_S`.
-const STARTS: [u64; 5] = [0, 20, 40, 60, 80];
+pub(crate) const STARTS: [u64; 5] = [0, 20, 40, 60, 80];
 const SETTLE_S: usize = 20;
 
 /// The paper's TCP-GT and the ablation whose eq. (5) window is a fixed
@@ -264,7 +264,7 @@ fn table1_jobs(quick: bool, _seed: u64) -> Vec<Job> {
 
 /// Long-run shares: from SETTLE_S after the last start to the end (each
 /// flow's series starts at its own start).
-fn shares(run: &RunResult) -> Vec<f64> {
+pub(crate) fn shares(run: &RunResult) -> Vec<f64> {
     run.flows
         .iter()
         .zip(STARTS)

@@ -3,7 +3,7 @@
 //! paper's TCP-unfriendliness (section V: TCP-GT yields to loss-based
 //! flows).
 
-use super::tcpgt::{dumbbell, jain, total_drops, SRC};
+use super::tcpgt::{dumbbell, jain, shares, total_drops, SRC, STARTS};
 use super::{claim, flag, fmt1, get};
 use crate::{Analysis, Check, Job, Plots, Results, Study, StudyError};
 use rtac_core::rng::Rng;
@@ -76,14 +76,13 @@ fn queue_between(run: &RunResult, a: f64, b: f64) -> f64 {
 // ---- Fig. 7 -------------------------------------------------------------------
 
 const FIG7_RTTS: [u64; 5] = [40, 50, 60, 70, 80];
-const FIG7_STARTS: [u64; 5] = [0, 20, 40, 60, 80];
 
 fn fig7_jobs(quick: bool, _seed: u64) -> Vec<Job> {
     let d = Duration::from_secs(if quick { 110 } else { 130 });
     [("tcp-gt", CcKind::TcpGt), ("cubic", CcKind::Cubic)]
         .into_iter()
         .map(|(key, cc)| {
-            let sc = dumbbell(Bandwidth::from_mbps(500), &FIG7_RTTS, &FIG7_STARTS, cc, d);
+            let sc = dumbbell(Bandwidth::from_mbps(500), &FIG7_RTTS, &STARTS, cc, d);
             let c = sc.controllers[0].clone();
             Job::new(key, sc, c)
         })
@@ -104,16 +103,7 @@ fn fig7(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
     for key in ["tcp-gt", "cubic"] {
         let run = get(r, key)?;
         // Shares from 20 s after the last flow joins, to the end.
-        let shares: Vec<f64> = run
-            .flows
-            .iter()
-            .zip(FIG7_STARTS)
-            .map(|(f, start)| {
-                let from = ((FIG7_STARTS[4] - start) as usize + 20).min(f.throughput_per_s.len());
-                let h = &f.throughput_per_s[from..];
-                h.iter().sum::<f64>() / h.len().max(1) as f64
-            })
-            .collect();
+        let shares = shares(run);
         let l = &run.links[0];
         table.push(vec![
             key.into(),
@@ -126,7 +116,7 @@ fn fig7(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
         m.push((jain(&shares), l.utilization, l.queue_delay_mean_ms, l.drops));
         let mut ts = TimeSeriesChart::new(format!("Five {key} flows, RTT 40-80 ms, 500 Mbit/s (seed 1)"))
             .y_label("Throughput", "Mbit/s");
-        for (i, (f, start)) in run.flows.iter().zip(FIG7_STARTS).enumerate() {
+        for (i, (f, start)) in run.flows.iter().zip(STARTS).enumerate() {
             ts = ts.series(
                 format!("flow {} ({} ms)", i + 1, FIG7_RTTS[i]),
                 f.throughput_per_s.iter().enumerate().map(|(s, &t)| ((s as u64 + start) as f64, t)),

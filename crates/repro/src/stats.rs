@@ -89,10 +89,12 @@ impl Check {
     }
 
     pub fn text(&self) -> String {
+        // Thresholds derived from the paper's numbers, to 4 significant digits.
+        let n = |x: f64| format!("{}", format!("{x:.4e}").parse::<f64>().unwrap_or(x));
         match (self.lo.is_finite(), self.hi.is_finite()) {
-            (true, true) => format!("{} in [{}, {}]", self.key, self.lo, self.hi),
-            (true, false) => format!("{} >= {}", self.key, self.lo),
-            (false, true) => format!("{} <= {}", self.key, self.hi),
+            (true, true) => format!("{} in [{}, {}]", self.key, n(self.lo), n(self.hi)),
+            (true, false) => format!("{} >= {}", self.key, n(self.lo)),
+            (false, true) => format!("{} <= {}", self.key, n(self.hi)),
             (false, false) => format!("{} (any)", self.key),
         }
     }
@@ -140,5 +142,6 @@ mod tests {
         assert_eq!(w.on_interval(f64::NAN, f64::NAN), Verdict::Inconclusive);
         assert_eq!(combine([Verdict::Holds, Verdict::Inconclusive]), Verdict::Inconclusive);
         assert_eq!(combine([Verdict::Inconclusive, Verdict::DoesNotHold]), Verdict::DoesNotHold);
+        assert_eq!(Check::within("cut", 0.68 - 0.15, 0.68 + 0.15).text(), "cut in [0.53, 0.83]");
     }
 }

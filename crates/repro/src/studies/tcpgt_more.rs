@@ -78,7 +78,7 @@ fn queue_between(run: &RunResult, a: f64, b: f64) -> f64 {
 const FIG7_RTTS: [u64; 5] = [40, 50, 60, 70, 80];
 
 fn fig7_jobs(quick: bool, _seed: u64) -> Vec<Job> {
-    let d = Duration::from_secs(if quick { 110 } else { 130 });
+    let d = Duration::from_secs(if quick { 110 } else { 120 });
     [("tcp-gt", CcKind::TcpGt), ("cubic", CcKind::Cubic)]
         .into_iter()
         .map(|(key, cc)| {
@@ -170,7 +170,7 @@ const LEAVE_S: u64 = 100;
 const FIG8_MBPS: u64 = 500;
 
 fn fig8_scenario(seed: u64, quick: bool) -> Scenario {
-    let end = if quick { 130 } else { 150 };
+    let end = if quick { 130 } else { 140 };
     let mut rng = Rng::new(seed).fork(8);
     // The ten long flows start uniformly within the first second.
     let mut starts: Vec<f64> = (0..10).map(|_| rng.next_f64()).collect();
@@ -301,7 +301,7 @@ fn web_objects(seed: u64, n: u64, from: f64, until: f64) -> Vec<(f64, u64)> {
 }
 
 fn fig12_jobs(quick: bool, seed: u64) -> Vec<Job> {
-    let d = if quick { 20 } else { 30 };
+    let d = 20;
     let mut jobs = Vec::new();
     for &n in sessions(quick) {
         for (key, cc) in [("tcp-gt", CcKind::TcpGt), ("cubic", CcKind::Cubic)] {
@@ -415,7 +415,7 @@ fn fig12(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
 const MIX_MBPS: u64 = 100;
 
 fn mix(other: CcKind, quick: bool) -> Scenario {
-    let d = Duration::from_secs(if quick { 40 } else { 60 });
+    let d = Duration::from_secs(if quick { 40 } else { 50 });
     let ccs = [CcKind::TcpGt, CcKind::TcpGt, other, other];
     let mut sc = dumbbell(Bandwidth::from_mbps(MIX_MBPS), &[40; 4], &[0; 4], CcKind::TcpGt, d);
     for (f, cc) in sc.flows.iter_mut().zip(ccs) {

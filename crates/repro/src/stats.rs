@@ -89,7 +89,7 @@ impl Check {
     }
 
     pub fn text(&self) -> String {
-        // Thresholds derived from the paper's numbers, to 4 significant digits.
+        // Thresholds derived from the paper's numbers, to five significant digits.
         let n = |x: f64| format!("{}", format!("{x:.4e}").parse::<f64>().unwrap_or(x));
         match (self.lo.is_finite(), self.hi.is_finite()) {
             (true, true) => format!("{} in [{}, {}]", self.key, n(self.lo), n(self.hi)),

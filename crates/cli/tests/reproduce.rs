@@ -23,7 +23,7 @@ fn quick_study_writes_report_plots_and_claims_json() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: Value = serde_json::from_slice(&o.stdout).expect("stdout is one JSON document");
     let claims = v["claims"].as_array().expect("claims array");
-    assert_eq!(claims.len(), 4, "RTAC and DRWA in LTE and Wi-Fi");
+    assert_eq!(claims.len(), 6, "RTAC, RTAC with Delta and DRWA in LTE and Wi-Fi");
     assert_eq!(v["seeds"], serde_json::json!([1, 2, 3, 4, 5]), "five seeds by default, quick mode too");
     for c in claims {
         for key in ["id", "source", "paper", "verdict"] {

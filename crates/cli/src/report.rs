@@ -16,12 +16,14 @@ fn reference_path(s: &Scenario) -> Vec<usize> {
     }
 }
 
-/// Twice the one-way propagation delays on flow 0's path: the RTT with
-/// empty queues (serialisation aside).
+/// Twice the one-way propagation delays on flow 0's path, plus the mean
+/// delay of its links' wireless channels: the mean RTT with empty queues
+/// (serialisation aside).
 pub fn base_rtt(s: &Scenario) -> Duration {
-    let one_way =
-        reference_path(s).into_iter().filter_map(|i| s.links.get(i)).fold(Duration::ZERO, |acc, l| acc + l.delay);
-    one_way + one_way
+    let links = || reference_path(s).into_iter().filter_map(|i| s.links.get(i));
+    let one_way = links().fold(Duration::ZERO, |acc, l| acc + l.delay);
+    let channels = links().filter_map(|l| l.channel.map(|c| c.mean_extra())).fold(Duration::ZERO, |a, b| a + b);
+    one_way + one_way + channels
 }
 
 /// The link with the lowest rate on flow 0's path, the first on ties.

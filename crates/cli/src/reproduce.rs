@@ -28,6 +28,11 @@ pub struct ReproduceArgs {
     #[arg(long)]
     json: bool,
 
+    /// Seeds to repeat every run with (seeds 1..=N); claims report means
+    /// and 95 % confidence intervals over them.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
+    seeds: u16,
+
     /// Runs to simulate in parallel; default: the number of cores.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
@@ -48,17 +53,20 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), Failure> {
         Some(n) => usize::from(n),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let jobs: usize = studies.iter().map(|s| (s.jobs)(args.quick).len()).sum();
+    let seeds: Vec<u64> = (1..=u64::from(args.seeds)).collect();
+    let jobs: usize = studies.iter().map(|s| (s.jobs)(args.quick, 1).len()).sum();
     eprintln!(
-        "rtac: reproducing {} stud{} ({jobs} runs{}) on {threads} thread{}",
+        "rtac: reproducing {} stud{} ({jobs} runs x {} seed{}{}) on {threads} thread{}",
         studies.len(),
         if studies.len() == 1 { "y" } else { "ies" },
+        seeds.len(),
+        if seeds.len() == 1 { "" } else { "s" },
         if args.quick { ", quick" } else { "" },
         if threads == 1 { "" } else { "s" }
     );
     let t0 = std::time::Instant::now();
     let progress = if std::io::stderr().is_terminal() { Progress::Bar } else { Progress::Hidden };
-    let results = rtac_repro::run_jobs(&studies, args.quick, threads, progress);
+    let results = rtac_repro::run_jobs(&studies, args.quick, &seeds, threads, progress);
     let reports = studies
         .iter()
         .zip(results)
@@ -66,11 +74,11 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), Failure> {
             id: s.id,
             source: s.source,
             title: s.title,
-            runs: r.runs.len(),
-            outcome: (s.analyse)(&r, &plots),
+            runs: r.iter().map(|seed| seed.len()).sum(),
+            outcome: rtac_repro::analyse(s, &r, &plots),
         })
         .collect();
-    let report = Report { studies: reports, quick: args.quick, wall_s: t0.elapsed().as_secs_f64() };
+    let report = Report { studies: reports, quick: args.quick, seeds, wall_s: t0.elapsed().as_secs_f64() };
     rtac_repro::write_report(&report, &args.out)
         .map_err(|e| Failure::io(format!("--out {}: cannot write the report: {e}", args.out.display())))?;
     let mut out = std::io::stdout().lock();
@@ -96,12 +104,18 @@ fn summary(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
         match &st.outcome {
             Ok(a) => {
                 for c in &a.claims {
-                    writeln!(out, "{:40} {:14} {}", c.id, st.source, if c.holds { "holds" } else { "DOES NOT HOLD" })?;
+                    let v = match c.verdict {
+                        rtac_repro::Verdict::Holds => "holds",
+                        rtac_repro::Verdict::Inconclusive => "inconclusive",
+                        rtac_repro::Verdict::DoesNotHold => "DOES NOT HOLD",
+                    };
+                    writeln!(out, "{:40} {:14} {v}", c.id, st.source)?;
                 }
             }
             Err(e) => writeln!(out, "{:40} {:14} failed: {e}", st.id, st.source)?,
         }
     }
-    let (n, held) = (r.claims().count(), r.claims().filter(|c| c.holds).count());
-    writeln!(out, "\n{held} of {n} claims hold ({:.0} s)", r.wall_s)
+    let (n, held) = (r.claims().count(), r.claims().filter(|c| c.holds()).count());
+    let unsure = r.claims().filter(|c| c.verdict == rtac_repro::Verdict::Inconclusive).count();
+    writeln!(out, "\n{held} of {n} claims hold, {unsure} inconclusive, over {} seeds ({:.0} s)", r.seeds.len(), r.wall_s)
 }

@@ -6,7 +6,10 @@
 pub mod link;
 pub mod qdisc;
 
-pub use link::{parse_mahimahi, FixedRate, LinkServer, MahimahiTrace, ProfileLink, RateProfile, TraceError, TraceLink};
+pub use link::{
+    parse_mahimahi, Channel, ChannelSpec, FixedRate, LinkServer, MahimahiTrace, ProfileLink, RateProfile, TraceError,
+    TraceLink,
+};
 pub use qdisc::{AnyQdisc, Dequeued, Qdisc, QueueError, QueueSpec};
 
 /// What a queue needs to know about a packet.

@@ -2,7 +2,7 @@
 //! its claims (paper vs measured, holds or not, why) and plots; and the
 //! claims as JSON.
 
-use crate::{Analysis, Claim, StudyError};
+use crate::{Analysis, Claim, StudyError, Verdict};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -19,6 +19,8 @@ pub struct StudyReport {
 pub struct Report {
     pub studies: Vec<StudyReport>,
     pub quick: bool,
+    /// The seeds every job ran with.
+    pub seeds: Vec<u64>,
     pub wall_s: f64,
 }
 
@@ -27,15 +29,22 @@ impl Report {
         self.studies.iter().filter_map(|s| s.outcome.as_ref().ok()).flat_map(|a| a.claims.iter())
     }
 
-    /// `{"claims": [{"id", "source", "paper", "measured": {...}, "holds"}]}`,
-    /// plus the explanation and any study that failed to run.
+    /// `{"claims": [{"id", "source", "paper", "measured": {...}, "seeds",
+    /// "ci95": {key: [lo, hi]}, "checks", "verdict", "holds", "why"}]}`,
+    /// plus any study that failed to run.
     pub fn json(&self) -> Value {
         let claims: Vec<Value> = self
             .claims()
             .map(|c| {
                 let measured: Map<String, Value> =
                     c.measured.iter().map(|(k, v)| (k.clone(), json!(round(*v)))).collect();
-                json!({"id": c.id, "source": c.source, "paper": c.paper, "measured": measured, "holds": c.holds, "why": c.why})
+                let ci95: Map<String, Value> =
+                    c.ci95.iter().map(|(k, [lo, hi])| (k.clone(), json!([round(*lo), round(*hi)]))).collect();
+                let checks: Vec<String> = c.checks.iter().map(|ch| ch.text()).collect();
+                json!({
+                    "id": c.id, "source": c.source, "paper": c.paper, "measured": measured, "seeds": c.seeds,
+                    "ci95": ci95, "checks": checks, "verdict": c.verdict.text(), "holds": c.holds(), "why": c.why
+                })
             })
             .collect();
         let errors: Vec<Value> = self
@@ -43,7 +52,7 @@ impl Report {
             .iter()
             .filter_map(|s| s.outcome.as_ref().err().map(|e| json!({"study": s.id, "error": e.0})))
             .collect();
-        json!({"claims": claims, "errors": errors, "quick": self.quick, "wall_s": round(self.wall_s)})
+        json!({"claims": claims, "errors": errors, "quick": self.quick, "seeds": self.seeds, "wall_s": round(self.wall_s)})
     }
 }
 
@@ -55,16 +64,55 @@ fn round(x: f64) -> f64 {
     }
 }
 
-fn mark(holds: bool) -> &'static str {
-    if holds {
-        "holds"
-    } else {
-        "does not hold"
+fn mark(v: Verdict) -> &'static str {
+    v.text()
+}
+
+fn css(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Holds => "ok",
+        Verdict::DoesNotHold => "no",
+        Verdict::Inconclusive => "maybe",
     }
 }
 
+/// `key = mean [lo, hi]` for each measured figure.
 fn measured_text(c: &Claim) -> String {
-    c.measured.iter().map(|(k, v)| format!("{k} = {}", short(*v))).collect::<Vec<_>>().join(", ")
+    c.measured
+        .iter()
+        .map(|(k, v)| match c.ci95.iter().find(|(ck, _)| ck == k) {
+            Some((_, [lo, hi])) if lo != hi => format!("{k} = {} [{}, {}]", short(*v), short(*lo), short(*hi)),
+            _ => format!("{k} = {}", short(*v)),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn checks_text(c: &Claim) -> String {
+    c.checks.iter().map(|ch| ch.text()).collect::<Vec<_>>().join(" and ")
+}
+
+/// Counts of claims by verdict: (holds, inconclusive, does not hold).
+fn tally(r: &Report) -> (usize, usize, usize) {
+    let n = |v| r.claims().filter(|c| c.verdict == v).count();
+    (n(Verdict::Holds), n(Verdict::Inconclusive), n(Verdict::DoesNotHold))
+}
+
+fn header(r: &Report) -> String {
+    let (held, unsure, failed) = tally(r);
+    format!(
+        "{} studies, {} claims checked: {held} hold, {unsure} inconclusive, {failed} do not hold. Mode: {}. Seeds: {} \
+         ({}). Wall time {:.0} s. Measured figures are means over the seeds with 95 % confidence intervals (Student \
+         t) in brackets; a claim holds when every checked interval lies on the paper's side of its threshold, does \
+         not hold when one lies wholly on the other side, and is inconclusive otherwise. Explanations quote the \
+         first seed's figures.",
+        r.studies.len(),
+        r.claims().count(),
+        if r.quick { "quick (shorter runs, fewer points)" } else { "full" },
+        r.seeds.len(),
+        r.seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+        r.wall_s
+    )
 }
 
 fn short(v: f64) -> String {
@@ -93,15 +141,8 @@ fn rel(p: &Path, dir: &Path) -> String {
 
 fn markdown(r: &Report, dir: &Path) -> String {
     let mut s = String::new();
-    let (n, held) = (r.claims().count(), r.claims().filter(|c| c.holds).count());
     let _ = writeln!(s, "# rtac: the source papers' evaluations in simulation\n");
-    let _ = writeln!(
-        s,
-        "{} studies, {n} claims checked, {held} hold. Mode: {}. Wall time {:.0} s.\n",
-        r.studies.len(),
-        if r.quick { "quick (shorter runs, fewer points)" } else { "full" },
-        r.wall_s
-    );
+    let _ = writeln!(s, "{}\n", header(r));
     let _ = writeln!(s, "| study | source | claim | paper | measured | verdict |\n|---|---|---|---|---|---|");
     for st in &r.studies {
         match &st.outcome {
@@ -116,7 +157,7 @@ fn markdown(r: &Report, dir: &Path) -> String {
                         c.id,
                         c.paper.replace('|', "/"),
                         measured_text(c),
-                        mark(c.holds)
+                        mark(c.verdict)
                     );
                 }
             }
@@ -136,11 +177,13 @@ fn markdown(r: &Report, dir: &Path) -> String {
                 for c in &a.claims {
                     let _ = writeln!(
                         s,
-                        "- **{}** — paper: {}. Measured: {}. **{}**: {}",
+                        "- **{}** — paper: {}. Checked: {}. Measured over {} seed(s): {}. **{}**: {}",
                         c.id,
                         c.paper,
+                        checks_text(c),
+                        c.seeds,
                         measured_text(c),
-                        mark(c.holds),
+                        mark(c.verdict),
                         c.why
                     );
                 }
@@ -176,18 +219,15 @@ fn esc(s: &str) -> String {
 
 fn html(r: &Report, dir: &Path) -> String {
     let mut s = String::new();
-    let (n, held) = (r.claims().count(), r.claims().filter(|c| c.holds).count());
     let _ = write!(
         s,
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>rtac reproduction</title><style>\
          body{{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}}\
          table{{border-collapse:collapse;margin:1em 0}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}}\
-         .ok{{color:#060;font-weight:bold}}.no{{color:#a00;font-weight:bold}}figure{{margin:1em 0}}svg{{max-width:100%;height:auto}}\
+         .ok{{color:#060;font-weight:bold}}.no{{color:#a00;font-weight:bold}}.maybe{{color:#a60;font-weight:bold}}figure{{margin:1em 0}}svg{{max-width:100%;height:auto}}\
          </style></head><body><h1>rtac: the source papers' evaluations in simulation</h1>\
-         <p>{} studies, {n} claims checked, {held} hold. Mode: {}. Wall time {:.0} s.</p>",
-        r.studies.len(),
-        if r.quick { "quick" } else { "full" },
-        r.wall_s
+         <p>{}</p>",
+        esc(&header(r))
     );
     s.push_str("<table><tr><th>study</th><th>claim</th><th>paper</th><th>measured</th><th>verdict</th></tr>");
     for st in &r.studies {
@@ -201,8 +241,8 @@ fn html(r: &Report, dir: &Path) -> String {
                     esc(&c.id),
                     esc(&c.paper),
                     esc(&measured_text(c)),
-                    if c.holds { "ok" } else { "no" },
-                    mark(c.holds)
+                    css(c.verdict),
+                    mark(c.verdict)
                 );
             }
         } else {
@@ -230,12 +270,14 @@ fn html(r: &Report, dir: &Path) -> String {
                 for c in &a.claims {
                     let _ = write!(
                         s,
-                        "<li><b>{}</b> — paper: {}. Measured: {}. <span class=\"{}\">{}</span>: {}</li>",
+                        "<li><b>{}</b> — paper: {}. Checked: {}. Measured over {} seed(s): {}. <span class=\"{}\">{}</span>: {}</li>",
                         esc(&c.id),
                         esc(&c.paper),
+                        esc(&checks_text(c)),
+                        c.seeds,
                         esc(&measured_text(c)),
-                        if c.holds { "ok" } else { "no" },
-                        mark(c.holds),
+                        css(c.verdict),
+                        mark(c.verdict),
                         esc(&c.why)
                     );
                 }

@@ -1,6 +1,7 @@
-//! Runs every job of every selected study in one pool of threads.
+//! Runs every job of every selected study, once per seed, in one pool of
+//! threads.
 
-use crate::{Job, Results, Study};
+use crate::{Job, SeedRuns, Study};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -12,11 +13,22 @@ pub enum Progress {
     Hidden,
 }
 
-/// Runs the jobs of `studies` on `threads` threads; returns each study's
-/// results in the same order. Results do not depend on `threads`.
-pub fn run_jobs(studies: &[Study], quick: bool, threads: usize, progress: Progress) -> Vec<Results> {
-    let jobs: Vec<(usize, Job)> =
-        studies.iter().enumerate().flat_map(|(i, s)| (s.jobs)(quick).into_iter().map(move |j| (i, j))).collect();
+/// Runs the jobs of `studies` for each of `seeds` on `threads` threads;
+/// returns each study's runs by seed, in the order of `studies` and
+/// `seeds`. Results do not depend on `threads`.
+pub fn run_jobs(studies: &[Study], quick: bool, seeds: &[u64], threads: usize, progress: Progress) -> Vec<Vec<SeedRuns>> {
+    let jobs: Vec<(usize, usize, Job)> = studies
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| {
+            seeds.iter().enumerate().flat_map(move |(k, &seed)| {
+                (s.jobs)(quick, seed).into_iter().map(move |mut j| {
+                    j.scenario.seed = seed;
+                    (i, k, j)
+                })
+            })
+        })
+        .collect();
     let bar = match progress {
         Progress::Bar => ProgressBar::new(jobs.len() as u64),
         Progress::Hidden => ProgressBar::hidden(),
@@ -28,15 +40,16 @@ pub fn run_jobs(studies: &[Study], quick: bool, threads: usize, progress: Progre
     );
     // Longest first: big sweeps start early and the tail stays short.
     let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(cost(&jobs[i].1)));
+    order.sort_by_key(|&i| std::cmp::Reverse(cost(&jobs[i].2)));
     let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Results>> = Mutex::new(studies.iter().map(|_| Results::default()).collect());
+    let out: Mutex<Vec<Vec<SeedRuns>>> =
+        Mutex::new(studies.iter().map(|_| seeds.iter().map(|_| SeedRuns::new()).collect()).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
                 let n = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = order.get(n) else { break };
-                let (study, job) = &jobs[i];
+                let (study, seed, job) = &jobs[i];
                 let opts = rtac_sim::RunOptions { series: job.series };
                 let r = rtac_sim::run(&job.scenario, &job.choice, &opts);
                 bar.set_message(format!("{}: {}", studies[*study].id, job.key));
@@ -44,8 +57,8 @@ pub fn run_jobs(studies: &[Study], quick: bool, threads: usize, progress: Progre
                 out.lock()
                     .expect("no runner panicked")
                     .get_mut(*study)
-                    .expect("study index")
-                    .runs
+                    .and_then(|s| s.get_mut(*seed))
+                    .expect("study and seed index")
                     .insert(job.key.clone(), r);
             });
         }

@@ -1,6 +1,10 @@
-//! A link in the data direction: queues, a serialiser and a propagation
-//! delay. Packets on the wire wait in a FIFO (the delay is constant, so
-//! arrivals keep departure order).
+//! A link in the data direction: queues, a serialiser, optionally a
+//! wireless channel's delay variation (`rtac_netmodel::Channel`, one per
+//! station) and a propagation delay. Packets on the wire wait sorted by
+//! arrival time. Each station's packets arrive in the order they left
+//! (the delay is constant and a channel keeps order), so without a channel,
+//! or with one station, the wire is a FIFO; the stations of a per-flow link
+//! with channels overtake each other.
 //!
 //! A shared link has one queue (a router, a Wi-Fi AP). A per-flow link has
 //! a queue and a channel per UE (by default each flow is its own UE),
@@ -15,7 +19,7 @@ use crate::packet::Packet;
 use crate::scenario::{LinkSpec, Scheduler, Service};
 use rtac_core::rng::Rng;
 use rtac_core::{Bandwidth, Duration, Instant};
-use rtac_netmodel::{AnyQdisc, Dequeued, FixedRate, LinkServer, ProfileLink, Qdisc, RateProfile, TraceLink};
+use rtac_netmodel::{AnyQdisc, Channel, Dequeued, FixedRate, LinkServer, ProfileLink, Qdisc, RateProfile, TraceLink};
 use std::collections::VecDeque;
 
 /// How one station's packets are serialised.
@@ -51,6 +55,8 @@ impl Server {
 struct Station {
     queue: AnyQdisc<Packet>,
     server: Server,
+    /// The wireless channel's delay after serialisation, if any.
+    channel: Option<Channel>,
     /// Round robin: air time used, seconds (start-time fair queueing on air
     /// time: the backlogged station with the least goes next).
     airtime: f64,
@@ -61,8 +67,8 @@ struct Station {
 }
 
 impl Station {
-    fn new(queue: AnyQdisc<Packet>, server: Server) -> Self {
-        Station { queue, server, airtime: 0.0, served_avg: 0.0, served_at: Instant::ZERO }
+    fn new(queue: AnyQdisc<Packet>, server: Server, channel: Option<Channel>) -> Self {
+        Station { queue, server, channel, airtime: 0.0, served_avg: 0.0, served_at: Instant::ZERO }
     }
 
     /// The served-rate average decayed to `now`, bits per second.
@@ -88,7 +94,8 @@ pub struct Link {
     pub free_pending: bool,
     loss: f64,
     rng: Rng,
-    /// Packets propagating, with their arrival time at the far end.
+    /// Packets propagating, with their arrival time at the far end, sorted
+    /// by it (equal times in departure order).
     pub wire: VecDeque<(Instant, Packet)>,
     pub stats: LinkStats,
     /// Whether a report shows this link. Private access and egress links
@@ -109,7 +116,7 @@ pub struct LinkStats {
 pub struct Started {
     /// When the link is free again.
     pub free_at: Instant,
-    /// Set when the wire FIFO was empty: when its new head arrives.
+    /// Set when the packet became the wire's head: when it arrives.
     pub arrive_at: Option<Instant>,
 }
 
@@ -122,6 +129,10 @@ impl Link {
     /// flow f's channel, if it has one.
     pub fn new(spec: &LinkSpec, seed: u64, users: &[(u32, u64)], channels: &[Option<&RateProfile>]) -> Self {
         let mut rng = Rng::new(seed);
+        // Each station's channel from its own seed, apart from `rng`'s
+        // stream so that adding a channel changes nothing else.
+        let mut channel_seeds = Rng::new(seed ^ 0xC4A7_7E11_5EED);
+        let mut channel = || spec.channel.as_ref().map(|c| Channel::new(c, channel_seeds.next_u64()));
         let server = |channel: Option<&RateProfile>| match (channel, &spec.service) {
             (Some(p), _) => Server::Profile(ProfileLink::new(p.clone(), Instant::ZERO)),
             (None, Service::Fixed) => Server::Fixed(FixedRate::new(spec.rate)),
@@ -130,7 +141,7 @@ impl Link {
         let mut station_of = Vec::new();
         let mut stations = Vec::new();
         match spec.per_flow {
-            None => stations.push(Station::new(spec.queue.build(rng.next_u64()), server(None))),
+            None => stations.push(Station::new(spec.queue.build(rng.next_u64()), server(None), channel())),
             Some(_) => {
                 station_of = vec![u32::MAX; channels.len()];
                 // UEs in order of their first flow; a UE's channel is its
@@ -141,7 +152,8 @@ impl Link {
                         Some(s) => s,
                         None => {
                             ues.push(ue);
-                            stations.push(Station::new(spec.queue.build(rng.next_u64()), server(channels[f as usize])));
+                            let queue = spec.queue.build(rng.next_u64());
+                            stations.push(Station::new(queue, server(channels[f as usize]), channel()));
                             ues.len() - 1
                         }
                     };
@@ -248,7 +260,10 @@ impl Link {
         let size = d.packet.wire_size();
         let shared = self.stations.len() > 1;
         let st = &mut self.stations[s];
-        let free_at = st.server.transmit(now, size);
+        let mut free_at = st.server.transmit(now, size);
+        if let Some(c) = &st.channel {
+            free_at = now + c.service_time(now, free_at - now);
+        }
         // The schedulers' state: only a link with several stations chooses.
         if shared {
             let airtime = (free_at - now).as_secs_f64();
@@ -263,10 +278,23 @@ impl Link {
             self.stats.busy += free_at - now;
             self.stats.sojourn_us.record(d.sojourn.as_micros());
         }
-        let arrive = free_at + self.delay;
-        let was_empty = self.wire.is_empty();
-        self.wire.push_back((arrive, d.packet));
-        Started { free_at, arrive_at: was_empty.then_some(arrive) }
+        let delivered = match &mut st.channel {
+            Some(c) => c.deliver(free_at),
+            None => free_at,
+        };
+        let arrive = delivered + self.delay;
+        // Behind every packet that arrives no later (the common case: at
+        // the back); the arrival event is due when the packet is the head.
+        let at = match self.wire.back() {
+            Some(&(last, _)) if last > arrive => self.wire.partition_point(|&(t, _)| t <= arrive),
+            _ => self.wire.len(),
+        };
+        if at == self.wire.len() {
+            self.wire.push_back((arrive, d.packet));
+        } else {
+            self.wire.insert(at, (arrive, d.packet));
+        }
+        Started { free_at, arrive_at: (at == 0).then_some(arrive) }
     }
 
     /// What the base station tells flow `f`'s UE (per-flow links only):

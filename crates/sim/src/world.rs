@@ -60,6 +60,9 @@ impl<'a, 's> World<'a, 's> {
         let mut flows = Vec::new();
         // Senders draw from their own stream so links keep theirs.
         let mut sender_rng = Rng::new(scenario.seed).fork(0x5E4D);
+        // So do the start offsets.
+        let mut start_rng = Rng::new(scenario.seed).fork(0x57A2);
+        let jitter = scenario.start_jitter.as_nanos() as f64;
         // Per flow id: its spec, for the links' per-flow stations.
         let mut specs = Vec::new();
         for spec in &scenario.flows {
@@ -94,7 +97,7 @@ impl<'a, 's> World<'a, 's> {
                     receiver,
                     acks: VecDeque::new(),
                     armed: Instant::MAX,
-                    start: Instant::ZERO + spec.start,
+                    start: Instant::ZERO + spec.start + Duration::from_nanos((start_rng.next_f64() * jitter) as u64),
                     stop: spec.stop.map(|s| Instant::ZERO + s),
                     controller: ch.kind.name().to_string(),
                     cc: spec.cc.name(),
@@ -276,7 +279,12 @@ impl<'a, 's> World<'a, 's> {
 
     fn link_arrive(&mut self, l: usize, now: Instant) {
         let link = &mut self.links[l];
-        let (_, mut pkt) = link.wire.pop_front().expect("an arrival event has a packet on the wire");
+        // A packet that overtook the head on a link with channels got an
+        // event of its own: the head's later event then finds nothing due.
+        if !link.wire.front().is_some_and(|&(t, _)| t <= now) {
+            return;
+        }
+        let (_, mut pkt) = link.wire.pop_front().expect("the head is due");
         if let Some(&(next, _)) = link.wire.front() {
             self.events.push(next, Event::LinkArrive(l as u32));
         }

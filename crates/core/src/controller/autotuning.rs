@@ -1,5 +1,9 @@
 //! `autotuning`: Linux receive-buffer auto-tuning (Dynamic Right-Sizing) as
 //! RTAC eq. (12) models it: twice the largest window seen, never shrinking.
+//! `rmem_max` is tcp_rmem[2], the buffer: Linux `tcp_rcv_space_adjust`
+//! sizes the buffer so that the window is about twice the bytes copied per
+//! RTT, and the window it may advertise is `tcp_win_from_space` of the
+//! buffer, 3/4 of tcp_rmem[2] at most; the receiver applies that cap.
 
 use super::{Controller, ControllerError, ControllerState, Params};
 use crate::estimators::{clamp_rwnd, PerRttCounter, RttEwma};

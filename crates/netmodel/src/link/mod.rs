@@ -1,9 +1,11 @@
 //! Link service models: when does a packet that starts service at `start`
 //! finish leaving the link?
 
+pub mod channel;
 mod fixed;
 mod profile;
 pub mod trace;
+pub use channel::{Channel, ChannelError, ChannelKind, ChannelParams, ChannelSpec};
 pub use fixed::FixedRate;
 pub use profile::{ProfileError, ProfileLink, RateProfile};
 pub use trace::{parse_mahimahi, MahimahiTrace, TraceError, TraceLink};

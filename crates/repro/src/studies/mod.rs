@@ -1,24 +1,33 @@
 //! The studies, one file per source paper, and what they share.
 
 mod drwa;
+mod drwa_more;
 mod mmwave;
 mod rtac;
+mod rtac_estimates;
+mod rtac_senders;
 mod tcpgt;
+mod tcpgt_more;
 
-use crate::{Claim, Results, StudyError};
+use crate::{Check, Claim, Results, StudyError};
 use rtac_core::controller::{ControllerKind, Params};
 use rtac_core::Duration;
-use rtac_plot::Summary;
+use rtac_plot::{BarChart, Summary};
 use rtac_sim::{CcKind, ControllerChoice, FlowResult, RunResult, Scenario};
 
 pub(crate) fn all() -> Vec<crate::Study> {
     let mut v = Vec::new();
+    v.extend(rtac_estimates::studies());
     v.extend(rtac::studies());
+    v.extend(rtac_senders::studies());
     v.extend(drwa::studies());
+    v.extend(drwa_more::studies());
     v.extend(mmwave::studies());
     v.extend(tcpgt::studies());
+    v.extend(tcpgt_more::studies());
     v
 }
+
 
 /// The scenario library, embedded so the binary runs anywhere.
 pub(crate) mod library {
@@ -83,37 +92,109 @@ pub(crate) fn flow(r: &RunResult, i: usize) -> Result<&FlowResult, StudyError> {
     r.flows.get(i).ok_or_else(|| StudyError(format!("run {} has no flow {i}", r.label)))
 }
 
-/// Box-plot summaries of a flow: per-second throughput, and RTT from the
-/// run's percentiles.
-pub(crate) fn boxes(f: &FlowResult) -> Result<(Summary, Summary), StudyError> {
-    let tput = Summary::from_samples(&f.throughput_per_s)?;
-    let rtt = Summary {
-        count: f.rtt_samples as usize,
-        mean: f.rtt_mean_ms,
-        min: f.rtt_p5_ms,
-        p5: f.rtt_p5_ms,
-        p25: f.rtt_p25_ms,
-        median: f.rtt_p50_ms,
-        p75: f.rtt_p75_ms,
-        p95: f.rtt_p95_ms,
-        max: f.rtt_p95_ms,
-    };
-    Ok((tput, rtt))
-}
-
-/// A claim built from measured figures.
-pub(crate) fn claim(id: &str, source: &str, paper: &str, measured: &[(&str, f64)], holds: bool, why: String) -> Claim {
+/// A claim from one seed's measured figures and the checks on them; its
+/// verdict is on the values until repetition puts intervals around them.
+pub(crate) fn claim(
+    id: &str,
+    source: &str,
+    paper: &str,
+    measured: &[(&str, f64)],
+    checks: Vec<Check>,
+    why: String,
+) -> Claim {
+    let measured: Vec<(String, f64)> = measured.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    debug_assert!(
+        checks.iter().all(|c| measured.iter().any(|(k, _)| *k == c.key)),
+        "{id}: every check is on a measured figure"
+    );
+    let verdict = crate::repeat::verdict(&checks, &measured, &[], 1);
     Claim {
         id: id.to_string(),
         source: source.to_string(),
         paper: paper.to_string(),
-        measured: measured.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        holds,
+        measured,
+        checks,
+        seeds: 1,
+        ci95: Vec::new(),
+        verdict,
         why,
     }
 }
 
-pub(crate) fn get<'a>(r: &'a Results, key: &str) -> Result<&'a RunResult, StudyError> {
+/// 1.0 if `b`, else 0.0: a yes/no figure a check can rest on (its mean
+/// over seeds is the share of seeds where it was true).
+pub(crate) fn flag(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Mean and 95 % half-width over seeds of `value` of job `key`'s run, for
+/// error bars.
+pub(crate) fn across(
+    r: &Results,
+    key: &str,
+    value: impl Fn(&RunResult) -> Result<f64, StudyError>,
+) -> Result<(f64, f64), StudyError> {
+    let xs: Vec<f64> = r.across(key)?.into_iter().map(value).collect::<Result<_, _>>()?;
+    let (m, ci) = crate::stats::mean_ci(&xs);
+    Ok((m, ci.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0)))
+}
+
+/// `chart` with one series of bars per `(legend, id)` of `series` and one
+/// bar per category: the mean over seeds of `value` of job
+/// `key(id, category)`, with its 95 % half-width as the error bar.
+pub(crate) fn error_bars(
+    r: &Results,
+    mut chart: BarChart,
+    series: &[(String, String)],
+    categories: &[&str],
+    key: impl Fn(&str, &str) -> String,
+    value: impl Fn(&RunResult) -> Result<f64, StudyError> + Copy,
+) -> Result<BarChart, StudyError> {
+    for (legend, id) in series {
+        let mut v = (Vec::new(), Vec::new());
+        for c in categories {
+            let (mean, half) = across(r, &key(id, c), value)?;
+            v.0.push(mean);
+            v.1.push(half);
+        }
+        chart = chart.series_with_errors(legend.clone(), &v.0, &v.1);
+    }
+    Ok(chart)
+}
+
+/// `(name, name)` for each name: series whose legend is their job id.
+pub(crate) fn named(ids: &[&str]) -> Vec<(String, String)> {
+    ids.iter().map(|s| (s.to_string(), s.to_string())).collect()
+}
+
+/// Box-plot summaries of flow `i` of job `key` pooled over the seeds:
+/// per-second throughput samples of every seed together; RTT percentiles
+/// averaged over the seeds (each run keeps percentiles, not samples).
+pub(crate) fn pooled_boxes(r: &Results, key: &str, i: usize) -> Result<(Summary, Summary), StudyError> {
+    let runs = r.across(key)?;
+    let flows: Vec<&FlowResult> = runs.iter().map(|run| flow(run, i)).collect::<Result<_, _>>()?;
+    let tput: Vec<f64> = flows.iter().flat_map(|f| f.throughput_per_s.iter().copied()).collect();
+    let tput = Summary::from_samples(&tput)?;
+    let avg = |g: fn(&FlowResult) -> f64| flows.iter().map(|f| g(f)).sum::<f64>() / flows.len().max(1) as f64;
+    let rtt = Summary {
+        count: flows.iter().map(|f| f.rtt_samples as usize).sum(),
+        mean: avg(|f| f.rtt_mean_ms),
+        min: avg(|f| f.rtt_p5_ms),
+        p5: avg(|f| f.rtt_p5_ms),
+        p25: avg(|f| f.rtt_p25_ms),
+        median: avg(|f| f.rtt_p50_ms),
+        p75: avg(|f| f.rtt_p75_ms),
+        p95: avg(|f| f.rtt_p95_ms),
+        max: avg(|f| f.rtt_p95_ms),
+    };
+    Ok((tput, rtt))
+}
+
+pub(crate) fn get<'a>(r: &Results<'a>, key: &str) -> Result<&'a RunResult, StudyError> {
     r.get(key)
 }
 
@@ -151,7 +232,7 @@ mod tests {
     fn every_study_builds_unique_job_keys_in_both_modes() {
         for s in all() {
             for quick in [true, false] {
-                let jobs = (s.jobs)(quick);
+                let jobs = (s.jobs)(quick, 1);
                 assert!(!jobs.is_empty(), "{}", s.id);
                 let mut keys: Vec<_> = jobs.iter().map(|j| j.key.clone()).collect();
                 keys.sort();

@@ -1,17 +1,23 @@
 //! RTAC (Im, Joo, Lee, Bahk, "Receiver-side TCP Countermeasure to
 //! Bufferbloat in Wireless Access Networks", IEEE TMC 2016): Fig. 3, 6, 8,
-//! 9/10 and 11-13.
+//! 9 and 10. Fig. 1 is in `rtac_estimates.rs`, Figs. 11-13 in
+//! `rtac_senders.rs`.
+//!
+//! Every RTAC receiver here carries the paper's K explicitly (eq. (11):
+//! 3e-7 for LTE, 5e-5 for Wi-Fi, from the scenario files). Every receiver
+//! with a buffer advertises 3/4 of it, as Linux does (the simulator's one
+//! model of the advertised window): Auto-tuning's 2,560 KB tcp_rmem_max
+//! (Table I) caps its window at 1,920 KB.
 
-use super::{boxes, choice, claim, controller, flow, fmt1, get, library, scenario, shorten, with_cc};
-use crate::{Analysis, Job, Results, Study, StudyError};
+use super::{across, choice, claim, controller, flow, fmt1, get, library, pooled_boxes, scenario, shorten};
+use crate::{Analysis, Check, Job, Plots, Results, Study, StudyError};
 use rtac_core::controller::{ControllerKind, RtacParams};
 use rtac_core::Duration;
-use rtac_plot::{BarChart, BoxChart, Chart, Metric};
-use rtac_sim::{CcKind, RunResult, Scenario};
-use std::path::Path;
+use rtac_plot::{BarChart, BoxChart, Metric};
+use rtac_sim::{ControllerChoice, RunResult, Scenario};
 
-const SRC: &str = "RTAC (Im et al., IEEE TMC 2016)";
-const QUICK: Duration = Duration::from_secs(15);
+pub(crate) const SRC: &str = "RTAC (Im et al., IEEE TMC 2016)";
+pub(crate) const QUICK: Duration = Duration::from_secs(15);
 
 pub(crate) fn studies() -> Vec<Study> {
     vec![
@@ -44,34 +50,37 @@ pub(crate) fn studies() -> Vec<Study> {
             analyse: fig9,
         },
         Study {
-            id: "rtac-fig11",
-            source: "RTAC Fig. 11-13",
-            title: "Sender variants (CUBIC, Reno, H-TCP, Vegas, Westwood+): one flow, and three receivers competing",
-            jobs: fig11_jobs,
-            analyse: fig11,
+            id: "rtac-fig10",
+            source: "RTAC Fig. 10",
+            title: "Wi-Fi, three receivers: RTT and throughput with a shared AP queue and with a queue per station",
+            jobs: fig10_jobs,
+            analyse: fig10,
         },
     ]
 }
 
 /// The paper's LTE case with the paper's RTAC: the scenario's `rtac` run
 /// tunes itself, so the study pins K to the paper's LTE value (§IV.A).
-fn lte() -> Scenario {
+pub(crate) fn lte() -> Scenario {
     let mut sc = scenario(library::RTAC_LTE_SINGLE, "rtac-lte-single.toml");
     for c in sc.controllers.iter_mut().filter(|c| c.label == "rtac") {
         *c = super::choice("rtac", ControllerKind::Rtac, "k=3e-7");
     }
     sc
 }
-fn wifi() -> Scenario {
+pub(crate) fn wifi() -> Scenario {
     scenario(library::RTAC_WIFI_SINGLE, "rtac-wifi-single.toml")
 }
-fn nets() -> [(&'static str, Scenario); 2] {
+pub(crate) fn nets() -> [(&'static str, Scenario); 2] {
     [("lte", lte()), ("wifi", wifi())]
 }
 
-/// Base RTT of a flow's path: twice its one-way delays.
-fn base_rtt_ms(sc: &Scenario, flow: usize) -> f64 {
-    sc.flows[flow].path.iter().map(|&l| sc.links[l].delay.as_millis_f64()).sum::<f64>() * 2.0
+/// Base RTT of a flow's path (RTT_m): twice its one-way delays plus the
+/// mean no-queue delay of its links' wireless channels.
+pub(crate) fn base_rtt_ms(sc: &Scenario, flow: usize) -> f64 {
+    let links = || sc.flows[flow].path.iter().map(|&l| &sc.links[l]);
+    let propagation = links().map(|l| l.delay.as_millis_f64()).sum::<f64>() * 2.0;
+    propagation + links().filter_map(|l| l.channel.as_ref().map(|c| c.mean_extra().as_millis_f64())).sum::<f64>()
 }
 
 // ---- Fig. 3: tcp_rmem_max sweep -------------------------------------------
@@ -87,62 +96,83 @@ fn rmem_values(quick: bool) -> &'static [u64] {
     }
 }
 
-fn fig3_jobs(quick: bool) -> Vec<Job> {
+fn fig3_jobs(quick: bool, _seed: u64) -> Vec<Job> {
     let mut jobs = Vec::new();
     for (net, mut sc) in nets() {
         shorten(&mut sc, quick, QUICK);
         for &kb in rmem_values(quick) {
-            let c = choice(&format!("{kb}KB"), ControllerKind::Autotuning, &format!("rmem_max={kb}KB"));
+            let c = choice(&format!("{kb}KB"), ControllerKind::Autotuning, &format!("rmem_max={}", kb * 1024));
             jobs.push(Job::new(format!("{net}/{kb}"), sc.clone(), c));
         }
+        // The control: RTAC with the largest tcp_rmem_max.
+        jobs.push(Job::new(format!("{net}/rtac"), sc.clone(), controller(&sc, "rtac")));
     }
     jobs
 }
 
-fn fig3(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
-    let quick = r.runs.len() == 2 * RMEM_KB_QUICK.len();
+fn fig3(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
+    let quick = !r.has(&format!("lte/{}", RMEM_KB[RMEM_KB.len() - 2]));
     let values = rmem_values(quick);
     let mut claims = Vec::new();
     let mut out = Vec::new();
     let mut table = vec![vec!["network".into(), "tcp_rmem_max KB".into(), "Mbit/s".into(), "mean RTT ms".into()]];
-    // The paper's best range: LTE [400, 800] KB, Wi-Fi well under 200 KB.
-    for (net, name, lo, hi) in [("lte", "LTE", 400u64, 800u64), ("wifi", "Wi-Fi", 0, 199)] {
+    for (net, name) in [("lte", "LTE"), ("wifi", "Wi-Fi")] {
         let mut chart = BoxChart::new(
-            format!("{name}: Auto-tuning with a static tcp_rmem_max"),
+            format!("{name}: Auto-tuning with a static tcp_rmem_max (all seeds pooled)"),
             Metric::new("Throughput", "Mbit/s"),
             Metric::new("RTT", "ms"),
         )
         .x_label("tcp_rmem_max", "KB");
         let mut pts = Vec::new();
         for &kb in values {
-            let f = flow(get(r, &format!("{net}/{kb}"))?, 0)?;
-            let (t, d) = boxes(f)?;
+            let key = format!("{net}/{kb}");
+            let f = flow(get(r, &key)?, 0)?;
+            let (t, d) = pooled_boxes(r, &key, 0)?;
             chart = chart.category_summary(kb.to_string(), t, d);
             pts.push((kb, f.throughput_mbps, f.rtt_mean_ms));
             table.push(vec![name.into(), kb.to_string(), fmt1(f.throughput_mbps), fmt1(f.rtt_mean_ms)]);
         }
-        let path = plots.join(format!("rtac-fig3-{net}"));
-        chart.save(&path)?;
-        out.push(path);
+        plots.save(&chart, &format!("rtac-fig3-{net}"), &mut out)?;
         let max_t = pts.iter().map(|p| p.1).fold(0.0, f64::max);
         // The knee: the smallest tcp_rmem_max within 5 % of the best throughput.
-        let knee = pts.iter().find(|p| p.1 >= 0.95 * max_t).map(|p| p.0).unwrap_or(0);
-        let d_knee = pts.iter().find(|p| p.0 == knee).map(|p| p.2).unwrap_or(0.0);
-        let d_max = pts.last().map(|p| p.2).unwrap_or(0.0);
-        let grows = d_max > 1.5 * d_knee;
-        let holds = knee >= lo && knee <= hi && grows;
+        let k = pts.iter().position(|p| p.1 >= 0.95 * max_t).unwrap_or(0);
+        let (knee, t_knee, d_knee) = pts[k];
+        let (_, t_max, d_max) = pts[pts.len() - 1];
+        // Past the knee, the RTT never falls by more than 10 % from one
+        // setting to the next (it levels off once the buffer overflows):
+        // the curve's shape, not just its end points.
+        let rises = pts[k..].windows(2).all(|w| w[1].2 >= 0.9 * w[0].2);
+        let rtac = flow(get(r, &format!("{net}/rtac"))?, 0)?;
+        let (gain, growth, rtac_growth) = (t_max / t_knee - 1.0, d_max / d_knee, rtac.rtt_mean_ms / d_knee);
         claims.push(claim(
             &format!("rtac-fig3/{net}"),
             SRC,
             &format!(
-                "{name}: throughput saturates and delay grows with tcp_rmem_max; the best setting lies in {}",
-                if lo == 0 { "well under 200 KB".to_string() } else { format!("[{lo}, {hi}] KB") }
+                "{name}: past the knee throughput saturates and only the delay grows with tcp_rmem_max (checked: \
+                 throughput at 2560 KB within 5 % of the knee's, RTT never falling by more than 10 % from one setting \
+                 to the next past the knee and at least 1.5x the knee's at 2560 KB; control: RTAC at 2560 KB stays under 1.5x the knee's RTT)"
             ),
-            &[("knee_KB", knee as f64), ("rtt_at_knee_ms", d_knee), ("rtt_at_2560KB_ms", d_max), ("max_Mbps", max_t)],
-            holds,
+            &[
+                ("knee_KB", knee as f64),
+                ("throughput_gain_past_knee", gain),
+                ("rtt_growth", growth),
+                ("rtt_rises_past_knee", super::flag(rises)),
+                ("rtac_rtt_vs_knee", rtac_growth),
+            ],
+            vec![
+                Check::within("throughput_gain_past_knee", -0.05, 0.05),
+                Check::at_least("rtt_growth", 1.5),
+                Check::at_least("rtt_rises_past_knee", 1.0),
+                Check::at_most("rtac_rtt_vs_knee", 1.5),
+            ],
             format!(
-                "Throughput reaches 95 % of its maximum at {knee} KB (about the path's BDP plus headroom); beyond, only the \
-                 queue grows: mean RTT {d_knee:.0} ms at the knee, {d_max:.0} ms at 2560 KB."
+                "Throughput reaches 95 % of its maximum at {knee} KB and gains {:+.1} % more up to 2560 KB, while the \
+                 mean RTT goes from {d_knee:.0} ms to {d_max:.0} ms ({growth:.1}x); RTAC with the same 2560 KB holds \
+                 {:.0} ms. The knee's position is not checked against the paper's best range ({}): it follows from \
+                 the path's BDP, which the scenario sets, so it would hold by construction.",
+                gain * 100.0,
+                rtac.rtt_mean_ms,
+                if net == "lte" { "400-800 KB" } else { "well under 200 KB" }
             ),
         ));
     }
@@ -151,80 +181,150 @@ fn fig3(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         plots: out,
         table,
         notes: "The LTE path is 55 Mbit/s with RTT_m 50 ms (BDP 336 KB) and a 3000-packet per-user queue; the Wi-Fi \
-                path 35 Mbit/s with RTT_m 15 ms (BDP 64 KB) and a 400-packet AP queue. Linux advertises about 3/4 \
-                of its receive buffer; here tcp_rmem_max caps the window itself, as RTAC eq. (12) writes it, so \
-                the knees sit slightly lower than on a phone."
+                path 35 Mbit/s with RTT_m 15 ms (BDP 64 KB) and a 400-packet AP queue. The x axis is the sysctl; the \
+                window advertises 3/4 of it, as Linux does (tcp_adv_win_scale = 2), the simulator's one model of the \
+                advertised window for every study."
             .into(),
     })
 }
 
 // ---- Fig. 6: single flow ----------------------------------------------------
 
-const RECEIVERS: [&str; 3] = ["autotuning", "drwa", "rtac"];
+pub(crate) const RECEIVERS: [&str; 3] = ["autotuning", "drwa", "rtac"];
 
-fn fig6_jobs(quick: bool) -> Vec<Job> {
+fn fig6_jobs(quick: bool, _seed: u64) -> Vec<Job> {
     let mut jobs = Vec::new();
     for (net, mut sc) in nets() {
         shorten(&mut sc, quick, QUICK);
         for rx in RECEIVERS {
             jobs.push(Job::new(format!("{net}/{rx}"), sc.clone(), controller(&sc, rx)).with_series());
         }
+        jobs.push(Job::new(format!("{net}/rtac-delta"), sc.clone(), with_delta(net)));
     }
     jobs
 }
 
-fn fig6(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
+/// RTAC with the paper's RTT_m compensation (section IV): RTT*_m = RTT_m +
+/// Delta, 18 ms in LTE and 8 ms in Wi-Fi, with the same K.
+fn with_delta(net: &str) -> ControllerChoice {
+    let params = if net == "lte" { "k=3e-7,delta=18ms" } else { "k=5e-5,delta=8ms" };
+    choice("rtac-delta", ControllerKind::Rtac, params)
+}
+
+/// The paper's Fig. 6 (Mbit/s, mean RTT ms) for Auto-tuning, DRWA, RTAC.
+const FIG6: [(&str, [(f64, f64); 3]); 2] =
+    [("lte", [(55.0, 223.0), (52.0, 89.0), (51.0, 71.0)]), ("wifi", [(33.0, 148.0), (29.0, 23.0), (30.0, 27.0)])];
+
+/// Tolerance on a delay cut the paper gives as a number: the paper's
+/// Auto-tuning RTT comes from a carrier's buffer and load this model only
+/// approximates, so the cut is compared within 15 percentage points.
+const CUT_TOLERANCE: f64 = 0.15;
+
+fn fig6(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
     let mut claims = Vec::new();
     let mut out = Vec::new();
     let mut table =
         vec![vec!["network".into(), "receiver".into(), "Mbit/s".into(), "mean RTT ms".into(), "paper".into()]];
-    let paper = [
-        ("lte", ["55 Mbit/s, 223 ms", "52 Mbit/s, 89 ms", "51 Mbit/s, 71 ms"]),
-        ("wifi", ["33 Mbit/s, 148 ms", "29 Mbit/s, 23 ms", "30 Mbit/s, 27 ms"]),
-    ];
-    for ((net, sc), (_, numbers)) in nets().into_iter().zip(paper) {
+    for ((net, sc), (_, paper)) in nets().into_iter().zip(FIG6) {
         let name = if net == "lte" { "LTE" } else { "Wi-Fi" };
         let mut chart = BoxChart::new(
-            format!("{name}: one CUBIC flow (base RTT {:.0} ms)", base_rtt_ms(&sc, 0)),
+            format!("{name}: one CUBIC flow (base RTT {:.0} ms, all seeds pooled)", base_rtt_ms(&sc, 0)),
             Metric::new("Throughput", "Mbit/s"),
             Metric::new("RTT", "ms"),
         );
         let mut m = Vec::new();
-        for (rx, p) in RECEIVERS.iter().zip(numbers) {
-            let f = flow(get(r, &format!("{net}/{rx}"))?, 0)?;
-            let (t, d) = boxes(f)?;
+        for (rx, p) in RECEIVERS.iter().zip(paper) {
+            let key = format!("{net}/{rx}");
+            let f = flow(get(r, &key)?, 0)?;
+            let (t, d) = pooled_boxes(r, &key, 0)?;
             chart = chart.category_summary(*rx, t, d);
             m.push((f.throughput_mbps, f.rtt_mean_ms));
-            table.push(vec![name.into(), rx.to_string(), fmt1(f.throughput_mbps), fmt1(f.rtt_mean_ms), p.to_string()]);
+            table.push(vec![
+                name.into(),
+                rx.to_string(),
+                fmt1(f.throughput_mbps),
+                fmt1(f.rtt_mean_ms),
+                format!("{} Mbit/s, {} ms", p.0, p.1),
+            ]);
         }
-        let path = plots.join(format!("rtac-fig6-{net}"));
-        chart.save(&path)?;
-        out.push(path);
-        let (auto, drwa, rtac) = (m[0], m[1], m[2]);
-        for (who, x) in [("rtac", rtac), ("drwa", drwa)] {
+        plots.save(&chart, &format!("rtac-fig6-{net}"), &mut out)?;
+        let auto = m[0];
+        for (i, who) in [(2, "rtac"), (1, "drwa")] {
+            let x = m[i];
             let cut = 1.0 - x.1 / auto.1;
             let ratio = x.0 / auto.0;
+            let paper_cut = 1.0 - paper[i].1 / paper[0].1;
+            let mut measured = vec![("delay_cut", cut), ("throughput_ratio", ratio), ("rtt_ms", x.1)];
+            let mut checks = vec![
+                Check::within("delay_cut", paper_cut - CUT_TOLERANCE, paper_cut + CUT_TOLERANCE),
+                Check::at_least("throughput_ratio", 0.9),
+            ];
+            // RTAC's own claim in LTE: a lower RTT than DRWA's (71 vs 89 ms),
+            // which DRWA cannot pass.
+            if who == "rtac" && net == "lte" {
+                measured.push(("rtt_vs_drwa", x.1 / m[1].1));
+                checks.push(Check::at_most("rtt_vs_drwa", 1.0));
+            }
             claims.push(claim(
                 &format!("rtac-fig6/{net}-{who}"),
                 SRC,
                 &format!(
-                    "{name}: {} cuts delay by at least half against Auto-tuning at 90 % of its throughput ({})",
+                    "{name}: {} cuts the delay against Auto-tuning by {:.0} % ({} vs {} ms) at {:.0} % of its \
+                     throughput (checked: the cut within {:.0} points of the paper's, at least 90 % of the \
+                     throughput{})",
                     who.to_uppercase(),
-                    if who == "rtac" { numbers[2] } else { numbers[1] }
+                    paper_cut * 100.0,
+                    paper[i].1,
+                    paper[0].1,
+                    paper[i].0 / paper[0].0 * 100.0,
+                    CUT_TOLERANCE * 100.0,
+                    if who == "rtac" && net == "lte" { "; a lower RTT than DRWA's, as the paper's 71 vs 89 ms" } else { "" }
                 ),
-                &[("delay_cut", cut), ("throughput_ratio", ratio), ("rtt_ms", x.1), ("autotuning_rtt_ms", auto.1)],
-                cut >= 0.5 && ratio >= 0.9,
+                &measured,
+                checks,
                 format!(
-                    "Mean RTT {:.0} ms against Auto-tuning's {:.0} ms ({:.0} % less) at {:.0} % of its throughput.",
+                    "Mean RTT {:.0} ms against Auto-tuning's {:.0} ms ({:.0} % less; paper {:.0} %) at {:.0} % of \
+                     its throughput; DRWA {:.0} ms.",
                     x.1,
                     auto.1,
                     cut * 100.0,
-                    ratio * 100.0
+                    paper_cut * 100.0,
+                    ratio * 100.0,
+                    m[1].1
                 ),
             ));
         }
-        // Time series of the three receivers' windows and RTT.
-        let mut ts = rtac_plot::TimeSeriesChart::new(format!("{name}: advertised window and RTT"))
+        // The paper's RTAC also compensates RTT_m by Delta.
+        let d = flow(get(r, &format!("{net}/rtac-delta"))?, 0)?;
+        let (cut, ratio) = (1.0 - d.rtt_mean_ms / auto.1, d.throughput_mbps / auto.0);
+        let paper_cut = 1.0 - paper[2].1 / paper[0].1;
+        table.push(vec![name.into(), "rtac, Delta".into(), fmt1(d.throughput_mbps), fmt1(d.rtt_mean_ms), "-".into()]);
+        claims.push(claim(
+            &format!("rtac-fig6/{net}-rtac-delta"),
+            SRC,
+            &format!(
+                "{name}: RTAC with the paper's Delta ({}) keeps its delay cut of {:.0} % at 90 % of Auto-tuning's \
+                 throughput (checked as for RTAC without Delta)",
+                if net == "lte" { "18 ms" } else { "8 ms" },
+                paper_cut * 100.0
+            ),
+            &[("delay_cut", cut), ("throughput_ratio", ratio), ("rtt_ms", d.rtt_mean_ms)],
+            vec![
+                Check::within("delay_cut", paper_cut - CUT_TOLERANCE, paper_cut + CUT_TOLERANCE),
+                Check::at_least("throughput_ratio", 0.9),
+            ],
+            format!(
+                "With Delta: mean RTT {:.0} ms ({:.0} % less than Auto-tuning) at {:.0} % of its throughput; without: \
+                 {:.0} ms. Delta raises RTT*_m, so eq. (10) counts Delta less of each RTT as queueing and RTAC settles \
+                 about theta x Delta higher.",
+                d.rtt_mean_ms,
+                cut * 100.0,
+                ratio * 100.0,
+                m[2].1
+            ),
+        ));
+        // Time series of the three receivers' windows and RTT (first seed).
+        let mut ts = rtac_plot::TimeSeriesChart::new(format!("{name}: advertised window and RTT (seed 1)"))
             .x_label("time", "s")
             .y_label("rwnd", "packets")
             .y2_label("RTT", "ms");
@@ -244,26 +344,25 @@ fn fig6(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
                     series.flows.iter().step_by(step).map(|s| (s.t.as_secs_f64(), s.srtt.as_millis_f64())),
                 );
         }
-        let path = plots.join(format!("rtac-fig6-{net}-series"));
-        ts.save(&path)?;
-        out.push(path);
+        plots.save(&ts, &format!("rtac-fig6-{net}-series"), &mut out)?;
     }
     Ok(Analysis {
         claims,
         plots: out,
         table,
-        notes: "Where the simulation differs: the links here have a constant rate and no scheduling jitter, so the \
-                receivers' RTT_min is the true no-queue RTT. DRWA then settles where RTT = lambda RTT_min (its own \
-                section 5.4), about 3 RTT_m with lambda = 3, which is higher than the paper's LTE measurement (89 ms); \
-                RTAC settles near theta RTT_m = 1.38 RTT_m when K matches the BDP, as eq. (11) intends. RTAC runs \
-                with Delta = 0 for the same reason (the paper's 18/8 ms compensate a jittery RTT_m)."
+        notes: "Auto-tuning advertises 3/4 of the paper's 2,560 KB tcp_rmem_max, as Linux does and as the DRWA \
+                studies' phones do (the simulator's one model of the advertised window), so its standing queue (and \
+                so every delay cut) is that of a Linux receiver. The links carry the paper's channel: a no-queue \
+                RTT variation (LTE: frame scheduling and HARQ; Wi-Fi: contention), drawn from the seed. \
+                DRWA settles where RTT = lambda RTT_min (its own section 5.4), RTAC near theta RTT_m = 1.38 RTT_m \
+                when K matches the BDP, as eq. (11) intends."
             .into(),
     })
 }
 
 // ---- Fig. 8: DC and IC ------------------------------------------------------
 
-fn competition() -> [(&'static str, Scenario); 2] {
+pub(crate) fn competition() -> [(&'static str, Scenario); 2] {
     [
         ("wifi-dc", scenario(library::RTAC_WIFI_DC, "rtac-wifi-dc.toml")),
         ("lte-ic", scenario(library::RTAC_LTE_IC, "rtac-lte-ic.toml")),
@@ -284,7 +383,7 @@ fn per_station(sc: &Scenario) -> Scenario {
     s
 }
 
-fn fig8_jobs(quick: bool) -> Vec<Job> {
+fn fig8_jobs(quick: bool, _seed: u64) -> Vec<Job> {
     let mut jobs = Vec::new();
     for (net, mut sc) in competition() {
         shorten(&mut sc, quick, Duration::from_secs(30));
@@ -332,11 +431,7 @@ fn shared_queue_reason(
          loss-based competitor holds the RTT at r = {r:.1} ({:.0} ms over RTT_m {rtt_m:.0} ms; its loss rate is only \
          {:.1e}), which bounds RTAC's rate at {predicted:.1} Mbit/s; it gets {:.1} (less when the sender's own \
          window, cut by a loss, falls below the advertised one). With K from eq. (11), RTAC keeps half of a link \
-         shared with one competitor only while r <= 1 + 8 (theta - 1) = {:.1}; the paper's LTE \
-         Auto-tuning measurement (223 ms at an RTT_m near 50 ms, r ~ 4.5) sits near that limit, and a deeper \
-         shared buffer moves RTAC further below its competitor. The paper's own reading of its AP (section V-C: it \
-         'does not manage its buffers in a shared manner') fits the per-station variant, where RTAC gets its full \
-         share.",
+         shared with one competitor only while r <= 1 + 8 (theta - 1) = {:.1}.",
         100.0 * rtac.throughput_mbps / auto.throughput_mbps,
         rtac.rtt_mean_ms,
         loss_rate(run),
@@ -351,7 +446,12 @@ fn loss_rate(run: &RunResult) -> f64 {
     l.drops as f64 / (l.departures + l.drops).max(1) as f64
 }
 
-fn fig8(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
+/// Throughput of flow `i` of job `key`: mean and 95 % half-width over seeds.
+fn tput_ci(r: &Results, key: &str, i: usize) -> Result<(f64, f64), StudyError> {
+    across(r, key, |run| Ok(flow(run, i)?.throughput_mbps))
+}
+
+fn fig8(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
     let mut claims = Vec::new();
     let mut out = Vec::new();
     let mut table = vec![vec![
@@ -361,67 +461,104 @@ fn fig8(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         "client 2 Mbit/s".into(),
         "ratio".into(),
     ]];
-    for (net, paper_rtac, paper_drwa) in
-        [("wifi-dc", 0.95, 0.26), ("lte-ic", 0.96, 0.03), ("wifi-dc-per-station", 0.95, 0.26)]
-    {
-        let mut auto_t = Vec::new();
-        let mut other_t = Vec::new();
+    // DRWA's share as a range: the paper's Wi-Fi DC figure (26 %) sits in
+    // the 15-37 % its Fig. 13 measured across senders on the same AP, and
+    // the LTE IC figure is 2-3 %. A share outside these ranges, above or
+    // below, is not the paper's result.
+    for (net, paper_rtac, drwa_range) in [("wifi-dc", 0.95, (0.15, 0.37)), ("lte-ic", 0.96, (0.0, 0.10))] {
         let mut ratios = Vec::new();
+        let (mut bars_a, mut bars_b) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
         for rx in RECEIVERS {
-            let run = get(r, &format!("{net}/{rx}"))?;
+            let key = format!("{net}/{rx}");
+            let run = get(r, &key)?;
             let (a, b) = (flow(run, 0)?.throughput_mbps, flow(run, 1)?.throughput_mbps);
-            auto_t.push(a);
-            other_t.push(b);
             ratios.push(b / a);
             table.push(vec![net.into(), rx.into(), fmt1(a), fmt1(b), format!("{:.2}", b / a)]);
+            let (ma, ea) = tput_ci(r, &key, 0)?;
+            let (mb, eb) = tput_ci(r, &key, 1)?;
+            bars_a.0.push(ma);
+            bars_a.1.push(ea);
+            bars_b.0.push(mb);
+            bars_b.1.push(eb);
         }
-        let name = match net {
-            "wifi-dc" => "Wi-Fi Direct Competition",
-            "lte-ic" => "LTE Indirect Competition",
-            _ => "Wi-Fi DC, a queue per station at the AP",
-        };
-        let rtac_run = get(r, &format!("{net}/rtac"))?;
-        let sc = competition_scenario(net);
-        let path = plots.join(format!("rtac-fig8-{net}"));
-        BarChart::new(format!("{name}: Auto-tuning (client 1) vs the receiver of client 2"))
+        let name = if net == "wifi-dc" { "Wi-Fi Direct Competition" } else { "LTE Indirect Competition" };
+        let chart = BarChart::new(format!("{name}: Auto-tuning (client 1) vs client 2 (mean, 95 % CI)"))
             .categories(RECEIVERS.map(|r| format!("client 2: {r}")))
-            .series("client 1 (Auto-tuning)", &auto_t)
-            .series("client 2", &other_t)
-            .y_label("Throughput", "Mbit/s")
-            .save(&path)?;
-        out.push(path);
+            .series_with_errors("client 1 (Auto-tuning)", &bars_a.0, &bars_a.1)
+            .series_with_errors("client 2", &bars_b.0, &bars_b.1)
+            .y_label("Throughput", "Mbit/s");
+        plots.save(&chart, &format!("rtac-fig8-{net}"), &mut out)?;
         let (rtac, drwa) = (ratios[2], ratios[1]);
+        let sc = competition_scenario(net);
         claims.push(claim(
             &format!("rtac-fig8/{net}-rtac"),
             SRC,
             &format!(
-                "{name}: RTAC gets at least 90 % of Auto-tuning's throughput (paper: {:.0} %)",
+                "{name}: RTAC gets {:.0} % of Auto-tuning's throughput (checked: 90-110 %, a fair share that \
+                 neither yields nor takes over; control: DRWA under 90 % in the same run set)",
                 paper_rtac * 100.0
             ),
-            &[("ratio", rtac)],
-            rtac >= 0.9,
+            &[("ratio", rtac), ("control_drwa_ratio", drwa)],
+            vec![Check::within("ratio", 0.9, 1.1), Check::at_most("control_drwa_ratio", 0.9)],
             if rtac >= 0.9 {
-                format!("RTAC's client gets {:.0} % of the Auto-tuning client's throughput.", rtac * 100.0)
+                format!("RTAC's client gets {:.0} % of the Auto-tuning client's throughput, DRWA's {:.0} %.", rtac * 100.0, drwa * 100.0)
             } else {
-                shared_queue_reason(&sc, rtac_run, 1, 0, base_rtt_ms(&sc, 1))?
+                shared_queue_reason(&sc, get(r, &format!("{net}/rtac"))?, 1, 0, base_rtt_ms(&sc, 1))?
             },
         ));
-        if net == "wifi-dc-per-station" {
-            continue; // an exploration of the paper's explanation: RTAC only
-        }
         claims.push(claim(
             &format!("rtac-fig8/{net}-drwa"),
             SRC,
-            &format!("{name}: DRWA gets at most 40 % of Auto-tuning's throughput (paper: {:.0} %)", paper_drwa * 100.0),
+            &format!(
+                "{name}: DRWA gets {:.0}-{:.0} % of Auto-tuning's throughput (checked two-sided: a DRWA that starves \
+                 completely is not the paper's result either)",
+                drwa_range.0 * 100.0,
+                drwa_range.1 * 100.0
+            ),
             &[("ratio", drwa)],
-            drwa <= 0.4,
+            vec![Check::within("ratio", drwa_range.0, drwa_range.1)],
             format!(
-                "DRWA's client gets {:.0} % of the Auto-tuning client's throughput: the shared queue raises its RTT \
-                 and DRWA shrinks its window in proportion, as a delay-based sender would.",
-                drwa * 100.0
+                "DRWA's client gets {:.1} % of the Auto-tuning client's throughput: the shared queue raises its RTT \
+                 and DRWA (rwnd = lambda RTT_min / RTT w, eq. (13)) shrinks its window in proportion, round after \
+                 round, as a delay-based sender would{}.",
+                drwa * 100.0,
+                if drwa < drwa_range.0 {
+                    "; with a constant RTT_min and no sender-side loss that would reset the competitor, nothing \
+                     stops the shrinking before DRWA's window reaches a few packets"
+                } else {
+                    ""
+                }
             ),
         ));
     }
+    // The paper's explanation of its AP (section V-C: it "does not manage
+    // its buffers in a shared manner") must give both of its figures on
+    // that AP: RTAC about 95 % and DRWA 26 %.
+    let ps: Vec<f64> = RECEIVERS
+        .iter()
+        .map(|rx| {
+            let run = get(r, &format!("wifi-dc-per-station/{rx}"))?;
+            Ok(flow(run, 1)?.throughput_mbps / flow(run, 0)?.throughput_mbps)
+        })
+        .collect::<Result<_, StudyError>>()?;
+    for (rx, x) in RECEIVERS.iter().zip(&ps) {
+        table.push(vec!["wifi-dc-per-station".into(), rx.to_string(), "-".into(), "-".into(), format!("{x:.2}")]);
+    }
+    claims.push(claim(
+        "rtac-fig8/wifi-dc-per-station",
+        SRC,
+        "The paper's reading of its AP, a queue per station, accounts for both of its Wi-Fi DC figures: RTAC about \
+         95 % and DRWA 26 % of Auto-tuning's throughput (checked: RTAC 90-110 %, DRWA 15-37 %)",
+        &[("rtac_ratio", ps[2]), ("drwa_ratio", ps[1])],
+        vec![Check::within("rtac_ratio", 0.9, 1.1), Check::within("drwa_ratio", 0.15, 0.37)],
+        format!(
+            "With a queue per station every receiver gets its own round-robin share whatever it advertises: RTAC \
+             {:.0} %, DRWA {:.0} %. The per-station AP explains RTAC's share but not DRWA's starvation, which needs \
+             a queue the two clients share.",
+            ps[2] * 100.0,
+            ps[1] * 100.0
+        ),
+    ));
     Ok(Analysis {
         claims,
         plots: out,
@@ -437,7 +574,7 @@ fn fig8(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
 
 /// The DC/IC scenario with one more client, so that Auto-tuning, DRWA and
 /// RTAC receivers run side by side (flows 0, 1, 2).
-fn three(sc: &Scenario) -> Scenario {
+pub(crate) fn three(sc: &Scenario) -> Scenario {
     let mut s = sc.clone();
     let lab = |l: &str| Some(controller(sc, l));
     let proto = s.flows[1].clone();
@@ -450,7 +587,7 @@ fn three(sc: &Scenario) -> Scenario {
     s
 }
 
-fn fig9_jobs(quick: bool) -> Vec<Job> {
+fn fig9_jobs(quick: bool, _seed: u64) -> Vec<Job> {
     competition()
         .into_iter()
         .map(|(net, mut sc)| {
@@ -462,7 +599,7 @@ fn fig9_jobs(quick: bool) -> Vec<Job> {
         .collect()
 }
 
-fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
+fn fig9(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
     let mut claims = Vec::new();
     let mut out = Vec::new();
     let mut table = vec![vec!["scenario".into(), "receiver".into(), "Mbit/s".into(), "mean RTT ms".into()]];
@@ -470,24 +607,27 @@ fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         let run = get(r, net)?;
         let sc = competition_scenario(net);
         let t: Vec<f64> = (0..3).map(|i| flow(run, i).map(|f| f.throughput_mbps)).collect::<Result<_, _>>()?;
+        let mut bars = (Vec::new(), Vec::new());
         for (i, rx) in RECEIVERS.iter().enumerate() {
             let f = flow(run, i)?;
             table.push(vec![net.into(), rx.to_string(), fmt1(f.throughput_mbps), fmt1(f.rtt_mean_ms)]);
+            let (m, e) = tput_ci(r, net, i)?;
+            bars.0.push(m);
+            bars.1.push(e);
         }
-        let path = plots.join(format!("rtac-fig9-{net}"));
-        BarChart::new(format!("{net}: three receivers together"))
+        let chart = BarChart::new(format!("{net}: three receivers together (mean, 95 % CI)"))
             .categories(RECEIVERS)
-            .series("throughput", &t)
-            .y_label("Throughput", "Mbit/s")
-            .save(&path)?;
-        out.push(path);
+            .series_with_errors("throughput", &bars.0, &bars.1)
+            .y_label("Throughput", "Mbit/s");
+        plots.save(&chart, &format!("rtac-fig9-{net}"), &mut out)?;
         let (rtac, drwa) = (t[2] / t[0], t[1] / t[0]);
         claims.push(claim(
             &format!("rtac-fig9/{net}"),
             SRC,
-            "Three receivers together: RTAC is compatible with Auto-tuning while DRWA starves",
+            "Three receivers together: RTAC is compatible with Auto-tuning while DRWA starves (checked: RTAC 90-110 % \
+             of Auto-tuning's throughput, DRWA at most 40 %)",
             &[("rtac_vs_auto", rtac), ("drwa_vs_auto", drwa)],
-            rtac >= 0.9 && drwa <= 0.4,
+            vec![Check::within("rtac_vs_auto", 0.9, 1.1), Check::at_most("drwa_vs_auto", 0.4)],
             if rtac >= 0.9 {
                 format!("RTAC gets {:.0} % and DRWA {:.0} % of Auto-tuning's throughput.", rtac * 100.0, drwa * 100.0)
             } else {
@@ -507,124 +647,75 @@ fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
     })
 }
 
-// ---- Fig. 11-13: sender variants -------------------------------------------
-
-const SENDERS: [&str; 5] = ["cubic", "reno", "htcp", "vegas", "westwood"];
-
-fn cc(name: &str) -> CcKind {
-    name.parse().unwrap_or_else(|e| panic!("{e}"))
+fn fig10_jobs(quick: bool, _seed: u64) -> Vec<Job> {
+    let mut sc = competition_scenario("wifi-dc");
+    shorten(&mut sc, quick, Duration::from_secs(30));
+    let shared = three(&sc);
+    let c = shared.controllers[0].clone();
+    vec![Job::new("per-station", per_station(&shared), c.clone()), Job::new("shared", shared, c)]
 }
 
-fn fig11_jobs(quick: bool) -> Vec<Job> {
-    let mut jobs = Vec::new();
-    for s in SENDERS {
-        for (net, mut sc) in nets() {
-            shorten(&mut sc, quick, QUICK);
-            let sc = with_cc(sc, cc(s));
-            for rx in RECEIVERS {
-                jobs.push(Job::new(format!("single/{net}/{s}/{rx}"), sc.clone(), controller(&sc, rx)));
-            }
-        }
-        for (net, mut sc) in competition() {
-            shorten(&mut sc, quick, Duration::from_secs(30));
-            let t = with_cc(three(&sc), cc(s));
-            let c = t.controllers[0].clone();
-            jobs.push(Job::new(format!("three/{net}/{s}"), t, c));
-        }
-    }
-    jobs
-}
-
-fn fig11(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
+fn fig10(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
     let mut claims = Vec::new();
     let mut out = Vec::new();
-    let mut table =
-        vec![vec!["sender".into(), "network".into(), "receiver".into(), "Mbit/s".into(), "mean RTT ms".into()]];
-    for (net, name) in [("lte", "LTE"), ("wifi", "Wi-Fi")] {
-        let mut d_series: Vec<Vec<f64>> = vec![Vec::new(); 3];
-        let mut t_bars: Vec<Vec<f64>> = vec![Vec::new(); 3];
-        for s in SENDERS {
-            for (ri, rx) in RECEIVERS.iter().enumerate() {
-                let f = flow(get(r, &format!("single/{net}/{s}/{rx}"))?, 0)?;
-                t_bars[ri].push(f.throughput_mbps);
-                d_series[ri].push(f.rtt_mean_ms);
-                table.push(vec![
-                    s.to_string(),
-                    name.into(),
-                    rx.to_string(),
-                    fmt1(f.throughput_mbps),
-                    fmt1(f.rtt_mean_ms),
-                ]);
-            }
+    let mut table = vec![vec!["AP".into(), "receiver".into(), "Mbit/s".into(), "mean RTT ms".into()]];
+    for ap in ["per-station", "shared"] {
+        let run = get(r, ap)?;
+        let f: Vec<(f64, f64)> =
+            (0..3).map(|i| flow(run, i).map(|f| (f.throughput_mbps, f.rtt_mean_ms))).collect::<Result<_, _>>()?;
+        for (rx, x) in RECEIVERS.iter().zip(&f) {
+            table.push(vec![ap.into(), rx.to_string(), fmt1(x.0), fmt1(x.1)]);
         }
-        for (metric, data, unit, tag) in
-            [("Throughput", &t_bars, "Mbit/s", "throughput"), ("Mean RTT", &d_series, "ms", "delay")]
-        {
-            let mut chart = BarChart::new(format!("{name}: one flow, {metric} by sender"))
-                .categories(SENDERS)
-                .y_label(metric, unit);
-            for (ri, rx) in RECEIVERS.iter().enumerate() {
-                chart = chart.series(*rx, &data[ri]);
-            }
-            let path = plots.join(format!("rtac-fig11-{net}-{tag}"));
-            chart.save(&path)?;
-            out.push(path);
+        let mut bars = (Vec::new(), Vec::new());
+        for i in 0..3 {
+            let (m, e) = across(r, ap, |run| Ok(flow(run, i)?.rtt_mean_ms))?;
+            bars.0.push(m);
+            bars.1.push(e);
         }
-    }
-    for net in ["wifi-dc", "lte-ic"] {
-        let mut bars: Vec<Vec<f64>> = vec![Vec::new(); 3];
-        let mut worst: f64 = f64::MAX;
-        let mut drwa_range = (f64::MAX, 0.0f64);
-        for s in SENDERS {
-            let run = get(r, &format!("three/{net}/{s}"))?;
-            let t: Vec<f64> = (0..3).map(|i| flow(run, i).map(|f| f.throughput_mbps)).collect::<Result<_, _>>()?;
-            for i in 0..3 {
-                bars[i].push(t[i]);
-            }
-            if s != "vegas" {
-                worst = worst.min(t[2] / t[0]);
-                drwa_range = (drwa_range.0.min(t[1] / t[0]), drwa_range.1.max(t[1] / t[0]));
-            }
+        let chart = BarChart::new(format!("Wi-Fi, three receivers, {ap} AP queue: mean RTT (mean, 95 % CI)"))
+            .categories(RECEIVERS)
+            .series_with_errors("mean RTT", &bars.0, &bars.1)
+            .y_label("Mean RTT", "ms");
+        plots.save(&chart, &format!("rtac-fig10-{ap}"), &mut out)?;
+        let (auto, drwa, rtac) = (f[0], f[1], f[2]);
+        let (tput_vs_drwa, rtt_vs_auto) = (rtac.0 / drwa.0, rtac.1 / auto.1);
+        if ap == "per-station" {
+            claims.push(claim(
+                "rtac-fig10/per-station",
+                SRC,
+                "Wi-Fi, three receivers: RTAC gets more throughput than DRWA and a lower RTT than Auto-tuning \
+                 (checked on an AP with a queue per station, the paper's reading of its AP: RTAC at least 1.1x \
+                 DRWA's throughput, at most 0.8x Auto-tuning's RTT)",
+                &[("rtac_tput_vs_drwa", tput_vs_drwa), ("rtac_rtt_vs_auto", rtt_vs_auto)],
+                vec![Check::at_least("rtac_tput_vs_drwa", 1.1), Check::at_most("rtac_rtt_vs_auto", 0.8)],
+                format!(
+                    "RTAC {:.1} Mbit/s at {:.0} ms, DRWA {:.1} Mbit/s at {:.0} ms, Auto-tuning {:.1} Mbit/s at {:.0} \
+                     ms: each station's own queue holds only what its receiver lets in.",
+                    rtac.0, rtac.1, drwa.0, drwa.1, auto.0, auto.1
+                ),
+            ));
+        } else {
+            claims.push(claim(
+                "rtac-fig10/shared",
+                SRC,
+                "The control for the paper's reading: with one shared AP queue the three receivers cannot have \
+                 different RTTs (checked: RTAC's RTT within 10 % of Auto-tuning's), so the RTT gap of Fig. 10 \
+                 needs per-station queues",
+                &[("rtac_rtt_vs_auto", rtt_vs_auto)],
+                vec![Check::within("rtac_rtt_vs_auto", 0.9, 1.1)],
+                format!(
+                    "All three share one queue: RTAC {:.0} ms, DRWA {:.0} ms, Auto-tuning {:.0} ms.",
+                    rtac.1, drwa.1, auto.1
+                ),
+            ));
         }
-        let mut chart = BarChart::new(format!("{net}: three receivers, by sender"))
-            .categories(SENDERS)
-            .y_label("Throughput", "Mbit/s");
-        for (ri, rx) in RECEIVERS.iter().enumerate() {
-            chart = chart.series(*rx, &bars[ri]);
-        }
-        let path = plots.join(format!("rtac-fig13-{net}"));
-        chart.save(&path)?;
-        out.push(path);
-        claims.push(claim(
-            &format!("rtac-fig13/{net}"),
-            SRC,
-            "For every sender but Vegas, RTAC gets at least 90 % of Auto-tuning's throughput when they compete (paper: \
-             more than 92 %; DRWA 15-37 %)",
-            &[("rtac_worst_ratio", worst), ("drwa_min_ratio", drwa_range.0), ("drwa_max_ratio", drwa_range.1)],
-            worst >= 0.9,
-            format!(
-                "Over CUBIC, Reno, H-TCP and Westwood+ senders RTAC's worst ratio to Auto-tuning is {:.0} %; DRWA's \
-                 ranges {:.0}-{:.0} %.{}",
-                worst * 100.0,
-                drwa_range.0 * 100.0,
-                drwa_range.1 * 100.0,
-                if worst >= 0.9 {
-                    String::new()
-                } else {
-                    " As in Fig. 8, one shared DropTail queue lets the loss-based competitor see a far lower price \
-                     than RTAC's emulated K(Q+1); see rtac-fig8 for the per-station variant."
-                        .to_string()
-                }
-            ),
-        ));
     }
     Ok(Analysis {
         claims,
         plots: out,
         table,
-        notes: "Each sender type runs the single-flow LTE and Wi-Fi cases with each receiver, and the three-receiver \
-                DC and IC cases. Vegas is excluded from the competition claim as in the paper: a delay-based sender \
-                yields to loss-based competitors whatever its receiver does."
+        notes: "Wi-Fi DC with a third client (rtac-fig9), once with the AP's one shared 400-packet queue and once \
+                with a 400-packet queue per station served round robin."
             .into(),
     })
 }

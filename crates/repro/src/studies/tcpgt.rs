@@ -3,15 +3,14 @@
 //! (fairness across RTT spreads) and Fig. 9-11 (capacity, RTT and flow-count
 //! sweeps against loss-based senders).
 
-use super::{claim, fmt1, get, library, scenario};
-use crate::{Analysis, Job, Results, Study, StudyError};
+use super::{claim, flag, fmt1, get, library, scenario};
+use crate::{Analysis, Check, Job, Plots, Results, Study, StudyError};
 use rtac_core::{Bandwidth, Duration};
 use rtac_netmodel::QueueSpec;
-use rtac_plot::{Chart, SweepChart, TimeSeriesChart};
+use rtac_plot::{SweepChart, TimeSeriesChart};
 use rtac_sim::{CcKind, RunResult, Scenario};
-use std::path::Path;
 
-const SRC: &str = "TCP-GT (Jung et al., JCN 2010)";
+pub(crate) const SRC: &str = "TCP-GT (Jung et al., JCN 2010)";
 
 pub(crate) fn studies() -> Vec<Study> {
     vec![
@@ -39,13 +38,13 @@ pub(crate) fn studies() -> Vec<Study> {
     ]
 }
 
-fn base() -> Scenario {
+pub(crate) fn base() -> Scenario {
     scenario(library::TCPGT_DUMBBELL, "tcpgt-dumbbell.toml")
 }
 
 /// The dumbbell at `rate`, with per-flow RTTs, a BDP-sized buffer for the
 /// largest RTT, flows of `cc` starting at `starts`.
-fn dumbbell(rate: Bandwidth, rtts_ms: &[u64], starts_s: &[u64], cc: CcKind, duration: Duration) -> Scenario {
+pub(crate) fn dumbbell(rate: Bandwidth, rtts_ms: &[u64], starts_s: &[u64], cc: CcKind, duration: Duration) -> Scenario {
     let mut sc = base();
     let proto = sc.flows[0].clone();
     let min_rtt = *rtts_ms.iter().min().expect("at least one flow");
@@ -73,7 +72,7 @@ fn dumbbell(rate: Bandwidth, rtts_ms: &[u64], starts_s: &[u64], cc: CcKind, dura
     sc
 }
 
-fn jain(x: &[f64]) -> f64 {
+pub(crate) fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
     let q: f64 = x.iter().map(|v| v * v).sum();
     if q == 0.0 {
@@ -99,13 +98,13 @@ fn jain_per_second(r: &RunResult) -> Vec<f64> {
         .collect()
 }
 
-fn total_drops(r: &RunResult) -> u64 {
+pub(crate) fn total_drops(r: &RunResult) -> u64 {
     r.links[0].drops
 }
 
 // ---- Fig. 5/6 ---------------------------------------------------------------
 
-fn fig5_jobs(quick: bool) -> Vec<Job> {
+fn fig5_jobs(quick: bool, _seed: u64) -> Vec<Job> {
     // The paper's two flows take about 60 s to converge after the second
     // joins at 20 s: quick mode keeps the whole 120 s.
     let d = Duration::from_secs(120);
@@ -120,7 +119,7 @@ fn fig5_jobs(quick: bool) -> Vec<Job> {
         &[80; 5],
         &[0, 20, 40, 60, 80],
         CcKind::TcpGt,
-        Duration::from_secs(if quick { 100 } else { 140 }),
+        Duration::from_secs(if quick { 100 } else { 120 }),
     );
     let c = five.controllers[0].clone();
     jobs.push(Job::new("five", five, c).with_series());
@@ -134,7 +133,7 @@ fn convergence_s(r: &RunResult, start: usize) -> Option<usize> {
     (start..j.len().saturating_sub(5)).find(|&s| j[s..s + 5].iter().all(|&x| x >= 0.95)).map(|s| s - start)
 }
 
-fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
+fn fig5(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
     let mut claims = Vec::new();
     let mut out = Vec::new();
     let mut table = vec![vec!["case".into(), "convergence s".into(), "drops".into(), "utilisation".into()]];
@@ -158,18 +157,23 @@ fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
                 f.throughput_per_s.iter().enumerate().map(|(s, &t)| (s as f64 + offset, t)),
             );
         }
-        let path = plots.join(format!("tcpgt-fig5-{rtt}ms"));
-        ts.save(&path)?;
-        out.push(path);
+        plots.save(&ts, &format!("tcpgt-fig5-{rtt}ms"), &mut out)?;
     }
     let (a, b) = (conv[0], conv[1]);
-    let similar = matches!((a, b), (Some(x), Some(y)) if (x.max(y) as f64) <= 1.5 * (x.min(y).max(1) as f64));
+    // A run that never converges counts as the whole 100 s after the join.
+    let secs = |c: Option<usize>| c.map_or(100.0, |x| x as f64);
+    let (sa, sb) = (secs(a), secs(b));
     claims.push(claim(
         "tcpgt-fig5/convergence",
         SRC,
-        "Two flows converge to fairness at the same speed at 40 and 80 ms RTT (about 60 s in both)",
-        &[("conv_40ms_s", a.map_or(f64::NAN, |x| x as f64)), ("conv_80ms_s", b.map_or(f64::NAN, |x| x as f64))],
-        similar,
+        "Two flows converge to fairness at the same speed at 40 and 80 ms RTT (about 60 s in both; checked: each \
+         30-90 s, the paper's time within 50 % as read off its plot, and the slower at most 1.5x the faster)",
+        &[("conv_40ms_s", sa), ("conv_80ms_s", sb), ("slower_vs_faster", sa.max(sb) / sa.min(sb).max(1.0))],
+        vec![
+            Check::within("conv_40ms_s", 30.0, 90.0),
+            Check::within("conv_80ms_s", 30.0, 90.0),
+            Check::at_most("slower_vs_faster", 1.5),
+        ],
         format!(
             "Time after the second flow starts until Jain's index stays above 0.95 for 5 s: {} at 40 ms, {} at 80 ms.",
             a.map_or("never".into(), |x| format!("{x} s")),
@@ -184,9 +188,14 @@ fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
     claims.push(claim(
         "tcpgt-fig6/five-flows",
         SRC,
-        "Five flows joining 20 s apart converge with high utilisation, a small queue and no packet drop",
+        "Five flows joining 20 s apart converge with high utilisation, a small queue and no packet drop (checked: \
+         utilisation at least 0.9, no drop, mean queueing delay under a quarter of the 80 ms buffer)",
         &[("utilisation", util), ("drops", drops as f64), ("queue_delay_mean_ms", q)],
-        drops == 0 && util >= 0.9 && q < 0.25 * buffer_ms,
+        vec![
+            Check::at_least("utilisation", 0.9),
+            Check::at_most("drops", 0.0),
+            Check::at_most("queue_delay_mean_ms", 0.25 * buffer_ms),
+        ],
         format!("Utilisation {util:.3}, {drops} drops, mean queueing delay {q:.1} ms against an 80 ms buffer."),
     ));
     let mut ts = TimeSeriesChart::new("Five TCP-GT flows joining 20 s apart (500 Mbit/s, 80 ms)")
@@ -208,9 +217,7 @@ fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
             )
             .y2_label("Queue", "packets");
     }
-    let path = plots.join("tcpgt-fig6-five");
-    ts.save(&path)?;
-    out.push(path);
+    plots.save(&ts, "tcpgt-fig6-five", &mut out)?;
     table.push(vec!["five flows, 80 ms".into(), "—".into(), drops.to_string(), format!("{util:.3}")]);
     Ok(Analysis {
         claims,
@@ -226,18 +233,23 @@ fn fig5(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
 
 const SPREADS: [u64; 4] = [10, 20, 30, 40];
 const PAPER_JAIN: [f64; 4] = [0.98, 0.92, 0.88, 0.86];
+/// The paper's indices are single runs; its neighbours differ by 0.02-0.06,
+/// so a measured index within 0.05 of the paper's is the paper's.
+const JAIN_TOLERANCE: f64 = 0.05;
 
 /// As in Fig. 6/7, the flows start 20 s apart; shares are measured once the
 /// last one has run for `SETTLE_S`.
-const STARTS: [u64; 5] = [0, 20, 40, 60, 80];
+pub(crate) const STARTS: [u64; 5] = [0, 20, 40, 60, 80];
 const SETTLE_S: usize = 20;
 
 /// The paper's TCP-GT and the ablation whose eq. (5) window is a fixed
 /// time span, with their job-label prefixes.
 const TABLE1_SENDERS: [(&str, CcKind); 2] = [("", CcKind::TcpGt), ("timewin-", CcKind::TcpGtTimeWindow)];
 
-fn table1_jobs(quick: bool) -> Vec<Job> {
-    let d = Duration::from_secs(if quick { 130 } else { 180 });
+fn table1_jobs(_quick: bool, _seed: u64) -> Vec<Job> {
+    // The last flow joins at 80 s; shares count from 100 s. Both modes keep
+    // 30 s of them: these ten 500 Mbit/s runs dominate the study's cost.
+    let d = Duration::from_secs(130);
     // Spread 0 (all at 40 ms) is the control: the same set-up without RTT
     // differences.
     let mut jobs = Vec::new();
@@ -254,7 +266,7 @@ fn table1_jobs(quick: bool) -> Vec<Job> {
 
 /// Long-run shares: from SETTLE_S after the last start to the end (each
 /// flow's series starts at its own start).
-fn shares(run: &RunResult) -> Vec<f64> {
+pub(crate) fn shares(run: &RunResult) -> Vec<f64> {
     run.flows
         .iter()
         .zip(STARTS)
@@ -267,7 +279,7 @@ fn shares(run: &RunResult) -> Vec<f64> {
         .collect()
 }
 
-fn table1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
+fn table1(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
     let mut table = vec![vec![
         "RTT spread ms".into(),
         "Jain".into(),
@@ -319,21 +331,28 @@ fn table1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
     let by_spread =
         |p: &[(f64, f64)]| p.iter().map(|(s, j)| format!("{j:.2} at {s:.0} ms")).collect::<Vec<_>>().join(", ");
     let (ab_spread, ab_jain) = *ab_pts.last().expect("four spreads");
-    let path = plots.join("tcpgt-table1");
-    SweepChart::new("Jain's index of five TCP-GT flows")
+    let mut out = Vec::new();
+    let chart = SweepChart::new("Jain's index of five TCP-GT flows (seed 1)")
         .series("measured", pts.clone())
         .series("eq. (5) over 500 ms (ablation)", ab_pts.clone())
         .series("paper", SPREADS.iter().zip(PAPER_JAIN).map(|(&s, j)| (s as f64, j)).collect::<Vec<_>>())
         .x_label("RTT spread", "ms")
         .y_label("Jain's index", "")
-        .y_range(0.5, 1.0)
-        .save(&path)?;
+        .y_range(0.5, 1.0);
+    plots.save(&chart, "tcpgt-table1", &mut out)?;
+    let keys: Vec<String> = SPREADS.iter().map(|s| format!("jain_{s}ms")).collect();
+    let mut measured: Vec<(&str, f64)> = keys.iter().map(|k| k.as_str()).zip(pts.iter().map(|p| p.1)).collect();
+    measured.extend([("drops", drops as f64), ("control_equal_rtt_jain", control_jain)]);
+    let mut checks: Vec<Check> =
+        keys.iter().zip(PAPER_JAIN).map(|(k, j)| Check::within(k, j - JAIN_TOLERANCE, j + JAIN_TOLERANCE)).collect();
+    checks.extend([Check::at_most("drops", 0.0), Check::at_least("control_equal_rtt_jain", 0.95)]);
     let c = claim(
         "tcpgt-table1/fairness",
         SRC,
-        "No loss and Jain's index of at least 0.85 for RTT spreads of 10-40 ms (paper: 0.98, 0.92, 0.88, 0.86)",
-        &[("jain_worst", worst), ("drops", drops as f64)],
-        worst >= 0.85 && drops == 0,
+        "No loss and Jain's index 0.98, 0.92, 0.88, 0.86 for RTT spreads of 10-40 ms (checked: each within 0.05 of \
+         the paper's, no drop; control: equal RTTs give at least 0.95, so the set-up itself is fair)",
+        &measured,
+        checks,
         format!(
             "Jain's index from 20 s after the last flow joins: {}; {drops} drops in all; {control_jain:.2} with \
              equal RTTs. Shares in the least fair run, shortest RTT first: {} Mbit/s.{}",
@@ -362,7 +381,7 @@ fn table1(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
     );
     Ok(Analysis {
         claims: vec![c],
-        plots: vec![path],
+        plots: out,
         table,
         notes: "RTTs 40, 40+d, ..., 40+4d ms for d = 10..40 ms, set by each flow's access link, flows joining 20 s \
                 apart as in Fig. 6/7; 500 Mbit/s and a buffer of one BDP at the largest RTT."
@@ -401,10 +420,14 @@ struct Sweep {
     quick: &'static [u64],
 }
 
+/// The paper sweeps capacity to 2 Gbit/s, RTT to 1000 ms and flows to 400;
+/// the full run stops at 500 Mbit/s, 500 ms and 200 flows, and both modes run
+/// 30 s (plus 30 s per second of RTT), so that five seeds of every study
+/// fit the reproduction's time budget on two cores.
 const SWEEPS: [Sweep; 3] = [
-    Sweep { name: "capacity", unit: "Mbit/s", full: &[50, 100, 200, 500, 1000, 2000], quick: &[50, 200, 500] },
-    Sweep { name: "rtt", unit: "ms", full: &[20, 80, 200, 500, 1000], quick: &[20, 80, 200] },
-    Sweep { name: "flows", unit: "flows", full: &[10, 50, 100, 200, 400], quick: &[10, 50, 200] },
+    Sweep { name: "capacity", unit: "Mbit/s", full: &[50, 200, 500], quick: &[50, 200, 500] },
+    Sweep { name: "rtt", unit: "ms", full: &[20, 80, 200, 500], quick: &[20, 80, 200] },
+    Sweep { name: "flows", unit: "flows", full: &[10, 50, 200], quick: &[10, 50, 200] },
 ];
 
 /// Capacity (Mbit/s), RTT (ms) and flow count at point `x` of a sweep.
@@ -430,10 +453,10 @@ fn increase_per_epoch(mbps: u64, rtt_ms: u64, n: u64, k: f64) -> (f64, f64) {
     (f * f * s * s / (g * base), g * rtt)
 }
 
-fn sweep_scenario(sweep: &str, x: u64, cc: CcKind, quick: bool) -> Scenario {
+fn sweep_scenario(sweep: &str, x: u64, cc: CcKind) -> Scenario {
     let (rate, rtt, n) = sweep_point(sweep, x);
     // Long RTTs need long runs to reach steady state.
-    let secs = if quick { 30 } else { (60 + rtt * 60 / 1000).max(60) };
+    let secs = 30 + rtt * 30 / 1000;
     let rtts = vec![rtt; n as usize];
     let starts = vec![0; n as usize];
     let mut sc = dumbbell(Bandwidth::from_mbps(rate), &rtts, &starts, cc, Duration::from_secs(secs));
@@ -441,13 +464,13 @@ fn sweep_scenario(sweep: &str, x: u64, cc: CcKind, quick: bool) -> Scenario {
     sc
 }
 
-fn fig9_jobs(quick: bool) -> Vec<Job> {
+fn fig9_jobs(quick: bool, _seed: u64) -> Vec<Job> {
     let mut jobs = Vec::new();
     for sw in &SWEEPS {
         for &x in if quick { sw.quick } else { sw.full } {
             for s in SENDERS {
                 let cc: CcKind = s.parse().unwrap_or_else(|e| panic!("{e}"));
-                let sc = sweep_scenario(sw.name, x, cc, quick);
+                let sc = sweep_scenario(sw.name, x, cc);
                 let c = sc.controllers[0].clone();
                 jobs.push(Job::new(format!("{}/{x}/{s}", sw.name), sc, c));
             }
@@ -456,8 +479,8 @@ fn fig9_jobs(quick: bool) -> Vec<Job> {
     jobs
 }
 
-fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
-    let quick = !r.runs.contains_key("capacity/2000/tcp-gt");
+fn fig9(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
+    let quick = !r.has("rtt/500/tcp-gt");
     let mut out = Vec::new();
     let mut claims = Vec::new();
     let mut table = vec![vec![
@@ -477,6 +500,8 @@ fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
         let mut others_drops = 0u64;
         // The point where TCP-GT dropped most, if it dropped any.
         let mut gt_worst: Option<(u64, u64)> = None;
+        // TCP-GT at each point: (x, utilisation, retransmissions per flow, drops).
+        let mut gt_points = Vec::new();
         let mut charts: Vec<(&str, &str, SweepChart)> = vec![
             ("utilisation", "", SweepChart::new(format!("Bottleneck utilisation vs {}", sw.name))),
             ("queue", "ms", SweepChart::new(format!("Mean queueing delay vs {}", sw.name))),
@@ -502,6 +527,8 @@ fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
                 ]);
                 if s == "tcp-gt" {
                     gt_drops += l.drops;
+                    let rtx = run.flows.iter().map(|f| f.retransmits).sum::<u64>();
+                    gt_points.push((x, l.utilization, rtx as f64 / run.flows.len().max(1) as f64, l.drops));
                     if l.drops > gt_worst.map_or(0, |w| w.1) {
                         gt_worst = Some((x, l.drops));
                     }
@@ -518,35 +545,65 @@ fn fig9(r: &Results, plots: &Path) -> Result<Analysis, StudyError> {
             charts[2].2 = std::mem::replace(&mut charts[2].2, SweepChart::new("")).series(s, d);
         }
         for (what, unit, chart) in charts {
-            let path = plots.join(format!("tcpgt-fig9-{}-{what}", sw.name));
             let log = sw.name != "flows";
-            chart.x_label(sw.name, sw.unit).y_label(what, unit).log_x(log).save(&path)?;
-            out.push(path);
+            let chart = chart.x_label(sw.name, sw.unit).y_label(what, unit).log_x(log);
+            plots.save(&chart, &format!("tcpgt-fig9-{}-{what}", sw.name), &mut out)?;
         }
         // The paper's utilisation claim differs by sweep: above 90 % across
         // capacities and flow counts (Fig. 9a, 11a); across RTTs every
         // sender's falls and TCP-GT's stays the highest (Fig. 10a).
         let (utilisation_claim, utilisation_ok) =
             if sw.name == "rtt" { ("the highest utilisation", gt_highest) } else { ("utilisation above 90 %", gt_ok) };
+        let gt_min_util = gt_points.iter().map(|p| p.1).fold(f64::MAX, f64::min);
+        let points = gt_points
+            .iter()
+            .map(|(x, u, rtx, d)| format!("{u:.3} at {x} {} ({rtx:.0} retransmissions per flow, {d} drops)", sw.unit))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Retransmissions without drops: the sender resent what the link
+        // never lost, which no change in the network explains.
+        let spurious = gt_points.iter().any(|p| p.2 >= 100.0 && p.3 == 0);
+        let mut measured = vec![
+            ("gt_min_utilisation", gt_min_util),
+            ("gt_smallest_queue", flag(gt_smallest)),
+            ("gt_drops", gt_drops as f64),
+            ("control_others_drops", others_drops as f64),
+        ];
+        let mut checks = vec![
+            Check::at_least("gt_smallest_queue", 1.0),
+            Check::at_most("gt_drops", 0.0),
+            Check::at_least("control_others_drops", 1000.0),
+        ];
+        if sw.name == "rtt" {
+            measured.push(("gt_highest_utilisation", flag(gt_highest)));
+            checks.push(Check::at_least("gt_highest_utilisation", 1.0));
+        } else {
+            checks.push(Check::at_least("gt_min_utilisation", 0.9));
+        }
         claims.push(claim(
             &format!("tcpgt-fig9/{}", sw.name),
             SRC,
             &format!(
                 "Over the {} sweep, TCP-GT keeps {utilisation_claim}, the smallest queue of all senders and drops no \
-                 packet, while loss-based senders drop thousands",
+                 packet, while loss-based senders drop thousands (checked: all three at every point; control: the \
+                 loss-based senders drop at least 1000 packets in the sweep)",
                 sw.name
             ),
-            &[("gt_drops", gt_drops as f64), ("others_drops", others_drops as f64)],
-            utilisation_ok && gt_smallest && gt_drops == 0,
+            &measured,
+            checks,
             format!(
                 "TCP-GT: {utilisation_claim} at every point: {utilisation_ok}; smallest queue at every point: \
-                 {gt_smallest}; {gt_drops} drops (the others: {others_drops}).{}{}",
-                if utilisation_ok {
+                 {gt_smallest}; {gt_drops} drops (the others: {others_drops}). TCP-GT's utilisation: {points}.{}{}{}",
+                if utilisation_ok || sw.name != "rtt" {
                     ""
-                } else if sw.name == "rtt" {
+                } else {
                     " With a buffer of one BDP the loss-based senders keep the link busy at every RTT (a BDP of buffer \
-                     is what an AIMD sawtooth needs), so the decline the paper shows for them does not appear; \
-                     TCP-GT's own utilisation falls with RTT as in the paper."
+                     is what an AIMD sawtooth needs), so the decline the paper shows for them does not appear."
+                },
+                if spurious {
+                    " Where TCP-GT retransmits hundreds of segments per flow with no packet dropped at the \
+                     bottleneck, the sender resends data the network delivered: a sender-model defect, not the \
+                     paper's behaviour, so those points are not evidence for or against the paper."
                 } else {
                     ""
                 },

@@ -14,6 +14,7 @@
 //! mss = 1448                    # 536..=9000, default 1448
 //! sample_interval = "10ms"      # > 0, default 10ms
 //! measure_from = "0s"           # warm-up, < duration, default 0s
+//! start_jitter = "0s"           # each flow starts up to this much later, drawn from the seed
 //! controllers = ["autotuning", { label = "rtac-k", controller = "rtac", params = { k = 3e-7 } }]
 //!                               # one run per entry, default ["rtac"]
 //!
@@ -23,6 +24,7 @@
 //! delay = "25ms"                # one way, default 0ms
 //! queue = "droptail:packets=3000"  # or { kind = "droptail", packets = 3000 };
 //!                               # default droptail:packets=1000
+//! channel = "lte"               # optional: "lte", "wifi", "lte:drift=10ms,..." (no-queue delay variation)
 //!
 //! [[flow]]                      # at least one
 //! count = 1                     # identical flows, 1..=100000, default 1
@@ -41,7 +43,7 @@ use crate::tcp::cc::CcKind;
 use rtac_core::controller::{AnyController, ControllerError, ControllerKind, Params};
 use rtac_core::units::{clip, parse_bandwidth, parse_bytes, parse_duration};
 use rtac_core::Duration;
-use rtac_netmodel::{parse_mahimahi, MahimahiTrace, QueueError, QueueSpec, RateProfile};
+use rtac_netmodel::{parse_mahimahi, ChannelSpec, MahimahiTrace, QueueError, QueueSpec, RateProfile};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use toml::{Table, Value};
@@ -164,11 +166,12 @@ const TOP_KEYS: &[&str] = &[
     "mss",
     "sample_interval",
     "measure_from",
+    "start_jitter",
     "controllers",
     "link",
     "flow",
 ];
-const LINK_KEYS: &[&str] = &["name", "rate", "trace", "delay", "queue", "per_flow", "loss"];
+const LINK_KEYS: &[&str] = &["name", "rate", "trace", "delay", "queue", "per_flow", "loss", "channel"];
 const FLOW_KEYS: &[&str] =
     &["count", "cc", "controller", "path", "start", "stop", "bytes", "channel", "blockage", "access", "egress", "ue"];
 const PRIVATE_LINK_KEYS: &[&str] = &["rate", "delay", "queue"];
@@ -327,8 +330,18 @@ impl Reader<'_> {
             None => vec![ControllerChoice::new(ControllerKind::Rtac)],
             Some(v) => self.controllers(v, mss)?,
         };
+        let start_jitter = f.duration("start_jitter")?.unwrap_or(Duration::ZERO);
         let links = self.links(f.get("link"))?;
         let flows = self.flows(f.get("flow"), &links, duration, mss)?;
+        if let Some(i) = flows.iter().position(|fl| fl.start + start_jitter >= duration) {
+            return Err(self.err(
+                "start_jitter",
+                format!("flow[{i}] could start after the end of the run (duration = {}s)", duration.as_secs_f64()),
+            ));
+        }
+        if let Some(i) = flows.iter().position(|fl| fl.stop.is_some_and(|stop| stop <= fl.start + start_jitter)) {
+            return Err(self.err("start_jitter", format!("flow[{i}] could start after its stop time")));
+        }
         Ok(Scenario {
             name,
             description,
@@ -340,6 +353,7 @@ impl Reader<'_> {
             controllers,
             sample_interval,
             measure_from,
+            start_jitter,
         })
     }
 
@@ -553,7 +567,11 @@ impl Reader<'_> {
             };
             let delay = f.duration("delay")?.unwrap_or(Duration::ZERO);
             let queue = self.queue(&join(&path, "queue"), f.get("queue"))?;
-            links.push(LinkSpec { name, rate, service, delay, queue, per_flow, loss });
+            let channel = match f.string("channel")? {
+                None => None,
+                Some(c) => Some(ChannelSpec::parse(c).map_err(|e| self.err(join(&path, "channel"), e.to_string()))?),
+            };
+            links.push(LinkSpec { name, rate, service, delay, queue, per_flow, loss, channel });
         }
         Ok(links)
     }
@@ -581,6 +599,7 @@ impl Reader<'_> {
             queue,
             per_flow: None,
             loss: 0.0,
+            channel: None,
         }))
     }
 

@@ -12,7 +12,7 @@ use crate::tcp::cc::CcKind;
 use rtac_core::controller::{ControllerKind, Params};
 use rtac_core::{Bandwidth, Duration};
 use rtac_netmodel::link::MahimahiTrace;
-use rtac_netmodel::{QueueSpec, RateProfile};
+use rtac_netmodel::{ChannelSpec, QueueSpec, RateProfile};
 
 /// A whole experiment. Each entry of `controllers` is one run; in each run
 /// every flow without a pinned controller gets that entry's controller.
@@ -32,6 +32,9 @@ pub struct Scenario {
     pub sample_interval: Duration,
     /// Throughput and RTT statistics count from this time on (warm-up).
     pub measure_from: Duration,
+    /// Each flow starts at its `start` plus an offset drawn uniformly in
+    /// [0, start_jitter) from the run's seed (zero: no offset).
+    pub start_jitter: Duration,
 }
 
 /// One direction of a link (data direction). ACKs cross it in the other
@@ -52,6 +55,9 @@ pub struct LinkSpec {
     pub per_flow: Option<Scheduler>,
     /// Probability that a packet is lost on arrival at this link.
     pub loss: f64,
+    /// A wireless channel's delay variation after serialisation (one
+    /// channel per station), drawn from the run's seed.
+    pub channel: Option<ChannelSpec>,
 }
 
 /// How a link serialises packets.

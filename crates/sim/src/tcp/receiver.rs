@@ -1,8 +1,9 @@
 //! A TCP receiver whose application reads at once. It ACKs every second
 //! full segment or after the delayed-ACK timer, at once on out-of-order data
 //! (with SACK blocks, RFC 2018), echoes timestamps (RFC 7323), and
-//! advertises the window its controller chooses, scaled and never shrunk
-//! as Linux `tcp_select_window` does.
+//! advertises the window its controller chooses, at most 3/4 of the
+//! controller's receive buffer (tcp_adv_win_scale = 2), scaled and never
+//! shrunk as Linux `tcp_select_window` does.
 
 use crate::packet::{Kind, Packet, Sack};
 use rtac_core::{AnyController, Controller, Duration, Instant};
@@ -14,6 +15,18 @@ pub const DELACK: Duration = Duration::from_millis(40);
 pub const LINUX_RMEM_MAX: u64 = 6 * 1024 * 1024;
 /// RFC 7323's largest window scale.
 pub const MAX_WSCALE: u8 = 14;
+/// Linux's `tcp_adv_win_scale` on the phones of the RTAC (Galaxy S2,
+/// Linux 3.0) and DRWA (Linux 2.6.35) papers: the default was 2 until
+/// Linux 3.6 (commit b49960a05e32 made it 1), so a quarter of the receive
+/// buffer is kept for overhead and three quarters may be advertised.
+pub const ADV_WIN_SCALE: u32 = 2;
+
+/// Linux `tcp_win_from_space` (include/net/tcp.h, before 6.6): the part of
+/// a receive buffer of `space` bytes that may be advertised as window,
+/// space - space / 2^tcp_adv_win_scale (3/4 of it).
+pub fn win_from_space(space: u64) -> u64 {
+    space - (space >> ADV_WIN_SCALE)
+}
 
 /// The window scale Linux (`tcp_select_initial_window`) picks for a
 /// receive buffer limit: the smallest that lets the 16-bit window field
@@ -106,12 +119,15 @@ impl Receiver {
         65_535u64 << self.wscale
     }
 
-    /// Linux `tcp_select_window`: the controller's rwnd, rounded down to the
-    /// scale granularity, but never pulling the right edge back.
+    /// Linux `tcp_select_window`: the controller's rwnd, at most what its
+    /// receive buffer (`Controller::max_window`, tcp_rmem_max) may advertise
+    /// ([`win_from_space`]: 3/4 of it), rounded down to the scale
+    /// granularity, but never pulling the right edge back.
     fn select_window(&mut self) -> u64 {
         let gran = 1u64 << self.wscale;
         let max = self.max_window();
-        let want = self.controller.rwnd().unwrap_or(max).clamp(2 * self.mss as u64, max) / gran * gran;
+        let cap = self.controller.max_window().map_or(max, |space| win_from_space(space).min(max));
+        let want = self.controller.rwnd().unwrap_or(max).min(cap).clamp(2 * self.mss as u64, max) / gran * gran;
         let left = self.rcv_nxt as u64 * self.mss as u64;
         let current = self.right_edge.saturating_sub(left);
         let win = if want < current { current.div_ceil(gran) * gran } else { want };
@@ -303,14 +319,15 @@ mod tests {
     }
 
     #[test]
-    fn advertises_the_static_clamp_and_never_shrinks_the_right_edge() {
+    fn advertises_three_quarters_of_the_static_buffer_and_never_shrinks_the_right_edge() {
         let mut r = rx(ControllerKind::Static, "rmem_max=64KB");
         let mut out = Vec::new();
         let t = Instant::ZERO;
         r.on_data(t, &data(0, t), &mut out);
         r.on_data(t, &data(1, t), &mut out);
         let Kind::Ack { win, .. } = out[0].kind else { panic!() };
-        assert_eq!(win, 65_536);
+        assert_eq!(win, 49_152, "tcp_win_from_space(64 KB) with tcp_adv_win_scale = 2");
+        let win = 49_152;
         // A smaller controller window cannot pull the edge back.
         r.controller =
             AnyController::new(ControllerKind::Static, MSS, &Params::parse_list("rmem_max=8KB").unwrap()).unwrap();
@@ -318,11 +335,31 @@ mod tests {
         r.on_data(t, &data(2, t), &mut out);
         r.on_data(t, &data(3, t), &mut out);
         let Kind::Ack { ack, win, .. } = out[0].kind else { panic!() };
-        let (edge, old_edge) = (ack as u64 * MSS as u64 + win, 2 * MSS as u64 + 65_536);
+        let (edge, old_edge) = (ack as u64 * MSS as u64 + win, 2 * MSS as u64 + 49_152);
         assert!(
             edge >= old_edge && edge < old_edge + 128,
             "right edge kept (up to scale rounding): {edge} vs {old_edge}"
         );
+    }
+
+    #[test]
+    fn every_controller_with_a_buffer_advertises_at_most_three_quarters_of_it() {
+        // The DRWA paper's phone: tcp_rmem_max 262,144 B advertises 196,608 B.
+        assert_eq!(win_from_space(262_144), 196_608);
+        // Auto-tuning with a window estimate far above its buffer: its rwnd
+        // (RTAC eq. (12)) is the whole buffer, the advertisement 3/4 of it.
+        for (kind, params) in [
+            (ControllerKind::Autotuning, "rmem_max=256KB,init_rwnd=1MB"),
+            (ControllerKind::Static, "rmem_max=256KB"),
+            (ControllerKind::Drwa, "rmem_max=256KB,init_rwnd=1MB"),
+            (ControllerKind::Rtac, "rmem_max=256KB,init_rwnd=1MB"),
+        ] {
+            let r = rx(kind, params);
+            assert_eq!(r.controller.rwnd(), Some(262_144), "{kind:?}");
+            assert_eq!(r.initial_window(), 196_608, "{kind:?}");
+        }
+        // Control: a controller without a buffer of its own is not cut.
+        assert_eq!(rx(ControllerKind::None, "").initial_window(), 65_535 << 7);
     }
 
     #[test]
@@ -337,6 +374,6 @@ mod tests {
         assert_eq!(window_scale(Some(64 << 20)), 11, "64 MiB is just over 65535 << 10");
         assert_eq!(window_scale(None), 7);
         let r = rx(ControllerKind::Static, "rmem_max=64MB");
-        assert_eq!(r.initial_window(), 64 << 20, "a 64 MB clamp is advertised in full");
+        assert_eq!(r.initial_window(), 48 << 20, "a 64 MB buffer advertises its 3/4");
     }
 }

@@ -12,10 +12,12 @@
 //! Segments stand for the paper's bytes: with G, T and phi in segments per
 //! second the MTU of eqs. (15) and (17) cancels. The paper defines neither
 //! slow start nor a loss response; the window grows by eq. (15) from the
-//! initial window, and a loss halves it as RFC 5681 does. While loss
-//! recovery runs the window is recovery's: an epoch that overlaps it is not
-//! measured, and the split windows merge (s = 1), so that a burst of loss
-//! does not leave an increase computed from its collapsed goodput.
+//! initial window, a loss halves it as RFC 5681 does, and after a
+//! retransmission timeout the window slow-starts from one segment back to
+//! that half (RFC 5681 section 3.1). While loss recovery runs the window is
+//! recovery's: an epoch that overlaps it is not measured, and the split
+//! windows merge (s = 1), so that a burst of loss does not leave an
+//! increase computed from its collapsed goodput.
 //!
 //! [`TcpGt::with_time_window`] is an ablation, not the paper's algorithm:
 //! eq. (5)'s local minimum over a fixed 10 rtt_base = 500 ms instead of the
@@ -207,7 +209,17 @@ impl CongestionControl for TcpGt {
     }
 
     /// Section III-D: p or n is added to cwnd for every ACKed segment.
+    /// After a retransmission timeout (the sender is in the Loss state, and
+    /// no epoch is measured until it leaves), the window slow-starts back
+    /// to ssthresh as RFC 5681 section 3.1 prescribes: without it a timeout
+    /// leaves one segment per RTT to repair the whole lost window.
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if !self.open {
+            if w.in_slow_start() {
+                w.slow_start(ack.acked);
+            }
+            return;
+        }
         if self.per_segment == 0.0 {
             return;
         }
@@ -388,6 +400,29 @@ mod tests {
         let after = gt.last_epoch().unwrap();
         assert_ne!(after, before, "a clean epoch is measured again");
         assert_eq!(after.s, 2.0, "the split restarts from one");
+    }
+
+    #[test]
+    fn after_a_timeout_the_window_slow_starts_back_to_ssthresh() {
+        let (mut gt, mut w, mut t) = (TcpGt::default(), Window::INITIAL, 0);
+        for _ in 0..3 {
+            end_epoch(&mut gt, &mut w, &mut t, 500);
+        }
+        // The sender's timeout: ssthresh from the control, cwnd 1, Loss.
+        w.ssthresh = gt.ssthresh(&Window { cwnd: 4000, ..w }, Instant::ZERO);
+        gt.on_timeout(Instant::ZERO);
+        w.cwnd = 1;
+        gt.on_state(&mut w, CaState::Loss);
+        // Each ACKed segment adds one until ssthresh (2000), then nothing
+        // more while the Loss state lasts.
+        let mut acks = 0;
+        while w.cwnd < 2000 && acks < 5000 {
+            gt.on_ack(&mut w, &Ack { acked: 1, ..Ack::default() });
+            acks += 1;
+        }
+        assert_eq!((w.cwnd, acks), (2000, 1999));
+        gt.on_ack(&mut w, &Ack { acked: 1, ..Ack::default() });
+        assert_eq!(w.cwnd, 2000);
     }
 
     #[test]

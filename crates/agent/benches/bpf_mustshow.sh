@@ -23,7 +23,7 @@ head -c $((24 << 20)) /dev/urandom > "$W/f.bin"
 cc -static -O2 -o "$W/recv" crates/agent/tests/recv.c
 (cd crates/agent/tests/goget && CGO_ENABLED=0 GOFLAGS=-mod=mod GOPROXY=off go build -o "$W/goget" .)
 EMU=("$BIN/rtac-emu" emu --down 20mbit --up 20mbit --delay 25ms --queue droptail:packets=2000
-     --sysctl net.ipv4.tcp_congestion_control=cubic --sysctl net.ipv4.tcp_no_metrics_save=1
+     --sysctl net.ipv4.tcp_no_metrics_save=1
      --server "$BIN/rtac-dev serve --listen 0.0.0.0:8080 --dir $W --cc cubic")
 
 # One download through the emulated path; prints "bytes seconds ping_mean ping_median".

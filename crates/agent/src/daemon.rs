@@ -35,6 +35,12 @@ pub struct DaemonArgs {
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
 
+    /// Also bound the congestion window of this machine's bulk senders
+    /// (uploads) with the same controller, driven by the sender's RTT
+    /// (TCP_BPF_SNDCWND_CLAMP): upstream bufferbloat.
+    #[arg(long)]
+    pub uplink: bool,
+
     /// List the connections running daemons control, then exit.
     #[arg(long)]
     pub status: bool,
@@ -110,7 +116,7 @@ pub fn daemon_main(args: DaemonArgs) -> Result<i32, AgentError> {
     if !cgroup.join("cgroup.procs").exists() {
         return Err(AgentError::Usage(format!("--cgroup {}: not a cgroup v2 directory", cgroup.display())));
     }
-    let mut session = BpfSession::start(&cfg, Scope::Existing(cgroup.clone()))?;
+    let mut session = BpfSession::start(&cfg, Scope::Existing(cgroup.clone()), args.uplink)?;
     eprintln!("rtac: daemon controlling TCP receive sockets of cgroup {} with {name}; stop with Ctrl-C or SIGTERM", cgroup.display());
     let _ = std::fs::create_dir_all(STATUS_DIR);
     let status = status_path(std::process::id());

@@ -11,36 +11,11 @@ use rtac_live::log::LogSink;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_signal(sig: libc::c_int) {
-    SIGNAL.store(sig, Ordering::SeqCst);
-}
-
-/// SIGINT, SIGTERM and SIGHUP set a flag instead of ending the process, so
-/// that teardown runs.
-pub fn install_signal_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: a plain handler that only stores into an atomic.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as *const () as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
-}
-
-/// The signal received since the last call, if any.
-pub fn take_signal() -> Option<i32> {
-    match SIGNAL.swap(0, Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
-    }
-}
+// SIGINT, SIGTERM and SIGHUP set a flag instead of ending the process, so
+// that teardown runs: the emulator's handlers, shared.
+pub use rtac_emu::sys::{install_signal_handlers, take_signal};
 
 /// How a program is linked, from its ELF headers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,7 +214,7 @@ pub struct BpfSession {
 impl BpfSession {
     /// Removes leftovers of killed instances (saying so), attaches the
     /// program, installs the signal handlers.
-    pub fn start(cfg: &AgentConfig, scope: Scope) -> Result<BpfSession, AgentError> {
+    pub fn start(cfg: &AgentConfig, scope: Scope, uplink: bool) -> Result<BpfSession, AgentError> {
         bpf_available()?;
         let root = bpf::cgroup2_root()?;
         for m in bpf::remove_leftovers().into_iter().chain(remove_leftover_cgroups(&root)) {
@@ -273,7 +248,9 @@ impl BpfSession {
             None => None,
         };
         let rmem_restore = raise_buffer_limit(cfg);
-        Ok(BpfSession { bpf: Some(bpf), engine: Engine::new(cfg.clone(), log), cgroup, own_cgroup, root, rmem_restore })
+        let engine = Engine::new(cfg.clone(), log);
+        let engine = if uplink { engine.with_uplink() } else { engine };
+        Ok(BpfSession { bpf: Some(bpf), engine, cgroup, own_cgroup, root, rmem_restore })
     }
 
     /// Starts `cmd` inside the session's own cgroup.

@@ -186,6 +186,18 @@ fn a_statically_linked_receiver_is_controlled_by_bpf_and_warned_about_by_preload
     assert!(err.contains("no TCP receive socket was controlled"), "{err}");
 }
 
+/// `rtac daemon ARGS --cgroup CG`, once it says it is controlling; its stderr.
+fn start_daemon(args: &[&str], cg: &std::path::Path) -> (Child, BufReader<std::process::ChildStderr>) {
+    let mut daemon = rtac().arg("daemon").args(args).arg("--cgroup").arg(cg).stderr(Stdio::piped()).spawn().unwrap();
+    let mut err = BufReader::new(daemon.stderr.take().unwrap());
+    let mut started = String::new();
+    while !started.contains("daemon controlling") {
+        started.clear();
+        assert!(err.read_line(&mut started).unwrap() > 0, "the daemon ended early");
+    }
+    (daemon, err)
+}
+
 /// Starts the receiver under `rtac run --mode bpf`, waits for its PAUSE line
 /// (the clamp held so far), and returns both.
 fn paused_run(total: usize, pause_at: usize) -> (Child, BufReader<std::process::ChildStdout>, Vec<u64>) {
@@ -211,7 +223,7 @@ fn paused_run(total: usize, pause_at: usize) -> (Child, BufReader<std::process::
 fn each_signal_tears_down_and_passes_on() {
     let _serial = require_root();
     for (sig, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM"), (libc::SIGHUP, "SIGHUP")] {
-        let mut child = rtac()
+        let child = rtac()
             .args(["run", "--mode", "bpf", "-c", "rtac", "--", "sleep", "30"])
             .stderr(Stdio::piped())
             .spawn()
@@ -290,20 +302,8 @@ fn the_daemon_adopts_open_sockets_and_gives_them_back_on_sigterm() {
     let before = numbers(&line, "PAUSE");
     assert!(before[1] > CLAMP, "uncontrolled before the daemon: {before:?}");
     let log = tmp("daemon.csv");
-    let mut daemon = rtac()
-        .args(["daemon", "-c", "static", "-p", &format!("rmem_max={CLAMP}"), "--cgroup"])
-        .arg(&cg)
-        .arg("--log")
-        .arg(&log)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(daemon.stderr.take().unwrap());
-    let mut started = String::new();
-    while !started.contains("daemon controlling") {
-        started.clear();
-        assert!(err.read_line(&mut started).unwrap() > 0, "the daemon ended early");
-    }
+    let rmem = format!("rmem_max={CLAMP}");
+    let (mut daemon, mut err) = start_daemon(&["-c", "static", "-p", &rmem, "--log", log.to_str().unwrap()], &cg);
     // `--status` lists the adopted connection once the daemon wrote it.
     let mut status = String::new();
     for _ in 0..40 {
@@ -445,18 +445,7 @@ fn a_hundred_downloads_through_the_daemon_are_intact_for_every_client() {
 
     let cg = rtac_live::bpf::cgroup2_root().unwrap().join(format!("rtac-test-dl-{}", std::process::id()));
     std::fs::create_dir_all(&cg).unwrap();
-    let mut daemon = rtac()
-        .args(["daemon", "-c", "rtac", "-p", "bdp=50", "--cgroup"])
-        .arg(&cg)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(daemon.stderr.take().unwrap());
-    let mut started = String::new();
-    while !started.contains("daemon controlling") {
-        started.clear();
-        assert!(err.read_line(&mut started).unwrap() > 0, "the daemon ended early");
-    }
+    let (mut daemon, mut err) = start_daemon(&["-c", "rtac", "-p", "bdp=50"], &cg);
     let out = tmp("download");
     let clients: Vec<(&str, Vec<String>)> = vec![
         ("curl", vec!["curl".into(), "-sf".into(), "-o".into(), out.display().to_string(), url.clone()]),

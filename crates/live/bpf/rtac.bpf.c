@@ -14,6 +14,8 @@
  *     space wrote in `clamps` with bpf_setsockopt(TCP_WINDOW_CLAMP): Linux
  *     receive auto-tuning overwrites window_clamp whenever it grows the
  *     buffer, so a clamp set once does not hold.
+ * With the uplink on, user space also bounds a sending socket's congestion
+ * window (TCP_BPF_SNDCWND_CLAMP) from the sender's RTT (srtt_us).
  * Safety: when user space has not written its heartbeat for `stale_ns`
  * (killed, stuck) or asked for release, each controlled socket gets its
  * kernel window back once (clamp = the larger of the clamp it had before
@@ -100,7 +102,12 @@ struct tcp_sock {
 	__u32 rcv_wnd;
 	__u32 window_clamp;
 	__u32 data_segs_in;
+	__u32 srtt_us;
+	__u32 snd_cwnd;
+	__u32 snd_cwnd_clamp;
+	__u32 mss_cache;
 	__u64 bytes_received;
+	__u64 bytes_acked;
 	struct {
 		__u32 rtt_us;
 	} rcv_rtt_est;
@@ -132,7 +139,7 @@ struct rtac_ctl {
 
 struct rtac_clamp {
 	__u32 clamp;        /* TCP_WINDOW_CLAMP in bytes; 0 = none */
-	__u32 reserved;
+	__u32 cwnd_clamp;   /* uplink: TCP_BPF_SNDCWND_CLAMP in packets; 0 = none */
 	__u64 interval_ns;  /* time between two samples */
 };
 
@@ -140,6 +147,8 @@ struct rtac_state {
 	__u64 last_sample_ns;
 	__u32 orig_clamp;   /* window_clamp when first seen */
 	__u32 applied;      /* 1 while a clamp of ours may be in force */
+	__u32 orig_cwnd_clamp;
+	__u32 cwnd_applied; /* 1 while a cwnd clamp of ours may be in force */
 };
 
 #define SAMPLE_NEW 1
@@ -162,6 +171,11 @@ struct rtac_sample {
 	__u16 family;       /* AF_INET or AF_INET6 */
 	__u16 dport;        /* peer port, network order */
 	__u8 daddr[16];     /* peer address (IPv4: first 4 bytes) */
+	__u64 bytes_acked;  /* the sending side, for the uplink */
+	__u32 srtt_us;      /* the sender's smoothed RTT << 3 */
+	__u32 snd_cwnd;
+	__u32 mss_cache;
+	__u32 reserved;
 };
 
 struct {
@@ -216,6 +230,10 @@ static void emit(struct tcp_sock *tp, __u64 cookie, __u64 now, __u32 flags)
 	s.rcv_mss = tp->inet_conn.icsk_ack.rcv_mss;
 	s.flags = flags;
 	s.min_rtt_us = tp->rtt_min.s[0].v;
+	s.bytes_acked = tp->bytes_acked;
+	s.srtt_us = tp->srtt_us;
+	s.snd_cwnd = tp->snd_cwnd;
+	s.mss_cache = tp->mss_cache;
 	if (flags & SAMPLE_NEW) {
 		struct sock_common *skc = &tp->inet_conn.icsk_inet.sk.__sk_common;
 		s.family = skc->skc_family;
@@ -233,6 +251,7 @@ static void track(struct tcp_sock *tp, __u64 cookie, __u64 now, __u32 flags)
 	struct rtac_state st = {};
 	st.last_sample_ns = now;
 	st.orig_clamp = tp->window_clamp;
+	st.orig_cwnd_clamp = tp->snd_cwnd_clamp;
 	if (bpf_map_update_elem(&state, &cookie, &st, BPF_NOEXIST) == 0)
 		emit(tp, cookie, now, flags);
 }
@@ -251,6 +270,11 @@ static void forget(struct tcp_sock *tp, __u64 cookie)
  * buffer again as it grows it). */
 static void restore(void *sk, struct tcp_sock *tp, struct rtac_state *st)
 {
+	if (st->cwnd_applied) {
+		int c = st->orig_cwnd_clamp;
+		bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &c, sizeof(c));
+		st->cwnd_applied = 0;
+	}
 	if (!st->applied)
 		return;
 	int v = tp->inet_conn.icsk_inet.sk.sk_rcvbuf;
@@ -279,6 +303,11 @@ static void control(void *sk, struct tcp_sock *tp, __u64 cookie)
 			int v = c->clamp;
 			if (bpf_setsockopt(sk, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)) == 0)
 				st->applied = 1;
+		}
+		if (c->cwnd_clamp && tp->snd_cwnd_clamp != c->cwnd_clamp) {
+			int v = c->cwnd_clamp;
+			if (bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &v, sizeof(v)) == 0)
+				st->cwnd_applied = 1;
 		}
 		if (c->interval_ns)
 			interval = c->interval_ns;

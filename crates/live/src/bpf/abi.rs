@@ -22,7 +22,8 @@ pub struct Ctl {
 pub struct Clamp {
     /// TCP_WINDOW_CLAMP in bytes; 0: none.
     pub clamp: u32,
-    pub reserved: u32,
+    /// Uplink: TCP_BPF_SNDCWND_CLAMP in packets; 0: none.
+    pub cwnd_clamp: u32,
     pub interval_ns: u64,
 }
 
@@ -54,6 +55,13 @@ pub struct Sample {
     /// Network byte order.
     pub dport: u16,
     pub daddr: [u8; 16],
+    /// The sending side (uplink): bytes acknowledged by the peer.
+    pub bytes_acked: u64,
+    /// srtt_us: the sender's smoothed RTT in µs, times 8.
+    pub srtt_us8: u32,
+    pub snd_cwnd: u32,
+    pub mss_cache: u32,
+    pub reserved: u32,
 }
 
 // SAFETY: plain integers, no padding the kernel could leave undefined
@@ -93,17 +101,19 @@ mod tests {
     fn layouts_match_the_c_structs() {
         assert_eq!(std::mem::size_of::<Ctl>(), 32);
         assert_eq!(std::mem::size_of::<Clamp>(), 16);
-        assert_eq!(std::mem::size_of::<Sample>(), 80);
+        assert_eq!(std::mem::size_of::<Sample>(), 104);
+        assert_eq!(std::mem::offset_of!(Sample, bytes_acked), 80);
         assert_eq!(std::mem::offset_of!(Sample, min_rtt_us), 56);
         assert_eq!(std::mem::offset_of!(Sample, daddr), 64);
     }
 
     #[test]
     fn a_short_record_is_refused_and_the_peer_is_decoded() {
-        assert!(Sample::from_bytes(&[0; 79]).is_none());
+        assert!(Sample::from_bytes(&[0; 103]).is_none());
         let mut s = Sample { family: libc::AF_INET as u16, dport: 8080u16.to_be(), ..Sample::default() };
         s.daddr[..4].copy_from_slice(&[10, 0, 0, 1]);
-        let bytes: [u8; 80] = unsafe { std::mem::transmute(s) };
+        // SAFETY: plain integers, no padding.
+        let bytes: [u8; 104] = unsafe { std::mem::transmute(s) };
         let back = Sample::from_bytes(&bytes).unwrap();
         assert_eq!(back.peer(), Some("10.0.0.1:8080".parse().unwrap()));
     }

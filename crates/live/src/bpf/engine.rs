@@ -34,7 +34,26 @@ pub struct Flow {
     pub mss: u32,
     pub last: Option<StepReport>,
     pub bytes: u64,
+    /// Uplink: the same controller kind on the sending side, fed with the
+    /// bytes the peer acknowledged and the sender's RTT; its window bounds
+    /// the congestion window.
+    up: Option<Uplink>,
 }
+
+struct Uplink {
+    stepper: Stepper,
+    bytes_acked: u64,
+    /// The last congestion-window clamp, packets.
+    cwnd_clamp: u32,
+}
+
+/// The smallest congestion-window clamp the uplink sets, in packets (a
+/// window below 4 segments stalls loss recovery).
+pub const MIN_CWND_CLAMP: u32 = 4;
+
+/// A connection joins the uplink control once its peer has acknowledged
+/// this much: a bulk upload, not a request.
+pub const UPLINK_MIN_BYTES: u64 = 256 * 1024;
 
 /// Every connection the program reported, by socket cookie.
 pub struct Engine {
@@ -46,6 +65,8 @@ pub struct Engine {
     pub seen: u64,
     /// Of those, the ones open before the program was attached.
     pub adopted: u64,
+    /// Whether sending sockets are bounded too (`--uplink`).
+    uplink: bool,
 }
 
 fn mss_of(s: &Sample) -> u32 {
@@ -66,7 +87,41 @@ fn handshake_rtt(s: &Sample) -> Option<Duration> {
 
 impl Engine {
     pub fn new(cfg: AgentConfig, log: Option<Arc<LogSink>>) -> Engine {
-        Engine { cfg, log, flows: BTreeMap::new(), next_conn: 1, seen: 0, adopted: 0 }
+        Engine { cfg, log, flows: BTreeMap::new(), next_conn: 1, seen: 0, adopted: 0, uplink: false }
+    }
+
+    /// Bounds sending sockets' congestion windows too.
+    pub fn with_uplink(mut self) -> Engine {
+        self.uplink = true;
+        self
+    }
+
+    /// The uplink step: the controller on the sending side, its window as
+    /// a congestion-window clamp in packets (0: none yet).
+    fn step_uplink(&mut self, cookie: u64, now: Instant, s: &Sample) -> Result<(u32, Option<Duration>), AgentError> {
+        let flow = self.flows.get_mut(&cookie).expect("known flow");
+        if flow.up.is_none() {
+            if s.bytes_acked < UPLINK_MIN_BYTES || s.mss_cache == 0 {
+                return Ok((0, None));
+            }
+            let mut stepper = Stepper::new(self.cfg.controller(s.mss_cache)?);
+            if let Some(rtt) = handshake_rtt(s) {
+                stepper.seed_rtt(now, rtt);
+            }
+            flow.up = Some(Uplink { stepper, bytes_acked: s.bytes_acked, cwnd_clamp: 0 });
+        }
+        let up = flow.up.as_mut().expect("set above");
+        let bytes = s.bytes_acked.saturating_sub(up.bytes_acked);
+        up.bytes_acked = s.bytes_acked;
+        let srtt = match s.srtt_us8 >> 3 {
+            0 => None,
+            us => Some(Duration::from_micros(us as u64)),
+        };
+        let d = up.stepper.step(now, bytes, KernelSample { rcv_rtt: srtt, data_segs_in: None });
+        if let Some(w) = d.rwnd {
+            up.cwnd_clamp = (w.div_ceil(s.mss_cache.max(1) as u64)).clamp(MIN_CWND_CLAMP as u64, u32::MAX as u64) as u32;
+        }
+        Ok((up.cwnd_clamp, Some(d.interval)))
     }
 
     pub fn flows(&self) -> impl Iterator<Item = (&u64, &Flow)> {
@@ -95,6 +150,7 @@ impl Engine {
                 mss,
                 last: None,
                 bytes: 0,
+                up: None,
             };
             self.next_conn += 1;
             self.seen += 1;
@@ -140,7 +196,14 @@ impl Engine {
             });
         }
         let clamp = d.rwnd.map_or(0, |w| w.clamp(1, MAX_CLAMP) as u32);
-        Ok(Some(Action::Set(s.cookie, Clamp { clamp, reserved: 0, interval_ns: d.interval.as_nanos() })))
+        let mut interval = d.interval;
+        let mut cwnd_clamp = 0;
+        if self.uplink {
+            let (c, up_interval) = self.step_uplink(s.cookie, now, s)?;
+            cwnd_clamp = c;
+            interval = up_interval.map_or(interval, |u| u.min(interval));
+        }
+        Ok(Some(Action::Set(s.cookie, Clamp { clamp, cwnd_clamp, interval_ns: interval.as_nanos() })))
     }
 }
 
@@ -199,6 +262,36 @@ mod tests {
         assert_eq!(closed, Some(Action::Remove(7)));
         assert_eq!(e.flows().count(), 0);
         assert_eq!(e.seen, 1);
+    }
+
+    #[test]
+    fn the_uplink_bounds_a_bulk_senders_window_from_its_rtt() {
+        let cfg = AgentConfig::new("rtac", &["bdp=80"]).unwrap();
+        let mut e = Engine::new(cfg.clone(), None).with_uplink();
+        let mut without = Engine::new(cfg, None);
+        let mut acked = 0u64;
+        let mut last = None;
+        for i in 0..300u64 {
+            // A sender whose RTT has grown to 4x its minimum: a bloated uplink.
+            let mut s = sample(3, i * 50, 0, 0, 0, if i == 0 { SAMPLE_NEW } else { 0 });
+            s.bytes_acked = acked;
+            s.srtt_us8 = 200_000 * 8;
+            s.mss_cache = 1448;
+            acked += 100 * 1448;
+            last = e.on_sample(&s).unwrap();
+            match without.on_sample(&s).unwrap() {
+                Some(Action::Set(_, c)) => assert_eq!(c.cwnd_clamp, 0, "no uplink control without --uplink"),
+                other => panic!("{other:?}"),
+            }
+        }
+        match last {
+            Some(Action::Set(3, c)) => {
+                // The sender had 400 packets in flight per 200 ms RTT; RTAC
+                // bounds it near the path's BDP (80 packets), not there.
+                assert!(c.cwnd_clamp >= MIN_CWND_CLAMP && c.cwnd_clamp as f64 <= 1.5 * 80.0, "{c:?}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

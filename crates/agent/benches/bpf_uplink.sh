@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The BPF mode's uplink (`rtac daemon --uplink`) through `rtac emu` (root):
-# a 10 s iperf3 upload (CUBIC) over a 5 Mbit/s uplink with 25 ms each way
+# a 10 s iperf3 upload (CUBIC; throughput as the receiver counted it) over a 5 Mbit/s uplink with 25 ms each way
 # and a bloated 500-packet DropTail uplink queue (1.2 s when full); a ping
 # every 0.1 s alongside. Each pair: without the daemon, then with
 # `rtac daemon --uplink -c rtac` on the client's cgroup.
@@ -25,7 +25,7 @@ one() {
   python3 - "$W" <<'PY'
 import re, statistics, sys
 w = sys.argv[1]
-mbps = float(re.findall(r"([\d.]+) Mbits/sec.*sender", open(w + "/iperf.txt").read())[-1])
+mbps = float(re.findall(r"([\d.]+) Mbits/sec.*receiver", open(w + "/iperf.txt").read())[-1])
 rtts = [float(x) for x in re.findall(r"time=([\d.]+) ms", open(w + "/ping.txt").read())][10:]
 print(mbps, round(statistics.mean(rtts), 1), round(statistics.median(rtts), 1))
 PY

@@ -28,30 +28,39 @@ def cpu_of(argv):
     _, status, ru = os.wait4(p.pid, 0)
     return ru.ru_utime + ru.ru_stime, out.decode()
 
-def one(port):
-    srv = subprocess.Popen(["iperf3", "-s", "-1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+CG = "/sys/fs/cgroup/unified/rtac-cpu-bench"
+os.makedirs(CG, exist_ok=True)
+IN_CG = ["sh", "-c", f"echo $$ > {CG}/cgroup.procs && exec \"$@\"", "sh"]
+
+def proc_cpu(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+def one(port, daemon=None):
+    srv = subprocess.Popen(IN_CG + ["iperf3", "-s", "-1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.3)
     t0 = time.monotonic()
-    cpu_c, out = cpu_of(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-R", "-n", a.bytes, "-C", "cubic", "-f", "m"])
+    d0 = proc_cpu(daemon) if daemon else 0.0
+    cpu_c, out = cpu_of(IN_CG + ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-R", "-n", a.bytes, "-C", "cubic", "-f", "m"])
+    dcpu = proc_cpu(daemon) - d0 if daemon else 0.0
     wall = time.monotonic() - t0
     _, _, ru = os.wait4(srv.pid, 0)
     cpu_s = ru.ru_utime + ru.ru_stime
     m = re.findall(r"([\d.]+) Mbits/sec.*receiver", out)
-    return cpu_c + cpu_s, wall, float(m[-1]) if m else float("nan")
+    return cpu_c + cpu_s, wall, float(m[-1]) if m else float("nan"), dcpu
 
 rows = []
 for i in range(a.pairs):
     off = one(5301)
-    argv = [a.rtac_dev, "daemon", "-c", a.controller] + sum((["-p", p] for p in a.param), [])
+    argv = [a.rtac_dev, "daemon", "-c", a.controller, "--cgroup", CG] + sum((["-p", p] for p in a.param), [])
     d = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     while "daemon controlling" not in d.stderr.readline():
         pass
-    on = one(5302)
+    on = one(5302, d.pid)
+    dcpu = on[3]
     d.send_signal(signal.SIGTERM)
     rest = d.stderr.read()
     d.wait()
-    m = re.search(r"CPU ([\d.]+) s", rest)
-    dcpu = float(m.group(1)) if m else float("nan")
     lag = re.search(r"control lag median (\d+) us, p99 (\d+) us", rest)
     rows.append((off[0], on[0] + dcpu, dcpu, off[2], on[2]))
     print(f"pair {i+1}: off {off[0]:.3f} s CPU ({off[2]:.0f} Mbit/s); on {on[0]:.3f} + daemon {dcpu:.3f} s CPU "
@@ -63,3 +72,4 @@ ratios = sorted(100 * r[1] / r[0] for r in rows)
 print(f"median CPU per {a.bytes}: off {off:.3f} s, on {on:.3f} s (daemon {statistics.median(r[2] for r in rows):.3f} s); "
       f"median of per-pair ratios {statistics.median(ratios):.1f} % (range {ratios[0]:.1f}-{ratios[-1]:.1f} %); "
       f"throughput off {statistics.median(r[3] for r in rows):.0f}, on {statistics.median(r[4] for r in rows):.0f} Mbit/s")
+os.rmdir(CG)

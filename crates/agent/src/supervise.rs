@@ -228,7 +228,7 @@ impl BpfSession {
             }
             Scope::Existing(cg) => (cg, None, "daemon"),
         };
-        let mut bpf = match Bpf::attach(&cgroup, name) {
+        let mut bpf = match Bpf::attach(&cgroup, name, uplink) {
             Ok(b) => b,
             Err(e) => {
                 if let Some(cg) = &own_cgroup {

@@ -134,7 +134,7 @@ struct rtac_ctl {
 	__u64 cgroup_id;    /* iter/tcp adopts sockets of this cgroup and its
 			     * descendants (0: every socket) */
 	__u32 release;      /* 1: release every socket now */
-	__u32 reserved;
+	__u32 uplink;       /* 1: bound senders too (else a pure sender is let go) */
 };
 
 struct rtac_clamp {
@@ -318,6 +318,21 @@ static void control(void *sk, struct tcp_sock *tp, __u64 cookie)
 	}
 }
 
+#define SENDER_ACKED (1ULL << 20)
+#define SENDER_RECEIVED (64ULL << 10)
+
+/* A socket that has sent a megabyte and received almost nothing is a
+ * sender: without the uplink there is nothing to apply to it, so its
+ * per-segment callback (one per data segment it sends) is turned off. */
+static void let_sender_go(struct bpf_sock_ops *ops, struct tcp_sock *tp)
+{
+	__u32 zero = 0;
+	struct rtac_ctl *c = bpf_map_lookup_elem(&ctl, &zero);
+	if (!c || c->uplink || tp->bytes_acked < SENDER_ACKED || tp->bytes_received > SENDER_RECEIVED)
+		return;
+	bpf_sock_ops_cb_flags_set(ops, ops->bpf_sock_ops_cb_flags & ~BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
+}
+
 SEC("sockops")
 int rtac_sockops(struct bpf_sock_ops *ops)
 {
@@ -337,6 +352,7 @@ int rtac_sockops(struct bpf_sock_ops *ops)
 		break;
 	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
 		control(ops, tp, cookie);
+		let_sender_go(ops, tp);
 		break;
 	case BPF_SOCK_OPS_STATE_CB:
 		if (ops->args[1] == TCP_CLOSE)

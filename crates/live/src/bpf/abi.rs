@@ -13,7 +13,9 @@ pub struct Ctl {
     pub cgroup_id: u64,
     /// 1: release every socket now.
     pub release: u32,
-    pub reserved: u32,
+    /// 1: bound senders too (`--uplink`); else a pure sender's per-segment
+    /// callback is turned off.
+    pub uplink: u32,
 }
 
 /// `clamps[cookie]`: the window to apply and when to sample next.

@@ -244,7 +244,7 @@ impl Lags {
 impl Bpf {
     /// Loads the program and attaches it to `cgroup`, pinning its link as
     /// `PIN_DIR/<name>-<pid>`.
-    pub fn attach(cgroup: &Path, name: &str) -> Result<Bpf, BpfError> {
+    pub fn attach(cgroup: &Path, name: &str, uplink: bool) -> Result<Bpf, BpfError> {
         check_support()?;
         let object = OBJECT.ok_or(BpfError::NotBuilt)?;
         let mut ebpf = Ebpf::load(object).map_err(|e| failed("loading the BPF object")(chain(&e)))?;
@@ -252,7 +252,13 @@ impl Bpf {
         let ring = RingBuf::try_from(take(&mut ebpf, "samples")?).map_err(|e| failed("map samples")(chain(&e)))?;
         let clamps = HashMap::try_from(take(&mut ebpf, "clamps")?).map_err(|e| failed("map clamps")(chain(&e)))?;
         let mut ctl = Array::try_from(take(&mut ebpf, "ctl")?).map_err(|e| failed("map ctl")(chain(&e)))?;
-        let ctl_value = Ctl { heartbeat_ns: now_ns(), stale_ns: STALE.as_nanos(), cgroup_id: cgroup_id(cgroup)?, ..Ctl::default() };
+        let ctl_value = Ctl {
+            heartbeat_ns: now_ns(),
+            stale_ns: STALE.as_nanos(),
+            cgroup_id: cgroup_id(cgroup)?,
+            uplink: uplink as u32,
+            ..Ctl::default()
+        };
         ctl.set(0, ctl_value, 0).map_err(|e| failed("map ctl")(chain(&e)))?;
         let cg = std::fs::File::open(cgroup).map_err(|e| failed(format!("cgroup {}", cgroup.display()))(chain(&e)))?;
         let prog: &mut SockOps = program(&mut ebpf, "rtac_sockops")?;

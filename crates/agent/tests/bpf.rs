@@ -507,3 +507,22 @@ fn a_hundred_downloads_through_the_daemon_are_intact_for_every_client() {
     assert!(n >= 100, "every download's connection was controlled: {n}\n{rest}");
     std::fs::remove_dir(&cg).unwrap();
 }
+
+#[test]
+fn a_window_above_the_buffer_limit_raises_it_says_so_and_restores_it() {
+    let _serial = require_root();
+    let before = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").unwrap();
+    let max: u64 = before.split_whitespace().nth(2).unwrap().parse().unwrap();
+    // A window the current limit cannot hold (auto-tuning gives about half
+    // of tcp_rmem[2] to the window), and one it can: the control.
+    let big = format!("rmem_max={}", max);
+    let o = rtac().args(["run", "--mode", "bpf", "-c", "static", "-p", &big, "--", "true"]).output().unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("rtac: raised net.ipv4.tcp_rmem from") && err.contains(&format!("{}", 2 * max)), "{err}");
+    assert!(err.contains("rtac: restored net.ipv4.tcp_rmem"), "{err}");
+    assert_eq!(std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").unwrap(), before);
+    let small = format!("rmem_max={}", max / 4);
+    let o = rtac().args(["run", "--mode", "bpf", "-c", "static", "-p", &small, "--", "true"]).output().unwrap();
+    assert!(!stderr(&o).contains("tcp_rmem"), "{}", stderr(&o));
+}

@@ -228,7 +228,10 @@ impl BpfSession {
             }
             Scope::Existing(cg) => (cg, None, "daemon"),
         };
-        let mut bpf = match Bpf::attach(&cgroup, name, uplink) {
+        // The controller's window before any measurement (init_rwnd for
+        // RTAC, DRWA and Auto-tuning; the fixed window for static).
+        let initial = cfg.controller(rtac_core::DEFAULT_MSS)?.rwnd().map_or(0, |w| w.min(u32::MAX as u64) as u32);
+        let mut bpf = match Bpf::attach(&cgroup, name, uplink, initial) {
             Ok(b) => b,
             Err(e) => {
                 if let Some(cg) = &own_cgroup {

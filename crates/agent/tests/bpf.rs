@@ -156,7 +156,7 @@ fn run_mode_bpf_holds_the_clamp_where_autotuning_would_raise_it() {
     assert_eq!((n[1], n[2], n[3]), (CLAMP, CLAMP, CLAMP), "the clamp after every read");
     assert!(stderr(&o).contains("rtac: bpf mode controlled 1 TCP connection(s)"), "{}", stderr(&o));
     let rows = rtac_live::log::read_log(&log).unwrap();
-    assert!(rows.len() >= 3 && rows.iter().all(|r| r.rwnd_bytes == Some(CLAMP)), "{rows:?}");
+    assert!(!rows.is_empty() && rows.iter().all(|r| r.rwnd_bytes == Some(CLAMP)), "{rows:?}");
     assert!(rows.iter().any(|r| r.peer.ends_with(&format!(":{port}"))), "{rows:?}");
     // Teardown: no pin, no cgroup left.
     let pid = rows[0].pid;

@@ -135,6 +135,8 @@ struct rtac_ctl {
 			     * descendants (0: every socket) */
 	__u32 release;      /* 1: release every socket now */
 	__u32 uplink;       /* 1: bound senders too (else a pure sender is let go) */
+	__u32 initial_clamp; /* the controller's window before its first step */
+	__u32 reserved;
 };
 
 struct rtac_clamp {
@@ -206,13 +208,14 @@ struct {
 
 #define DEFAULT_INTERVAL_NS 10000000ULL
 
-static int user_space_alive(__u64 now)
+/* The settings, if user space is alive (heartbeat fresh, no release). */
+static struct rtac_ctl *user_space_alive(__u64 now)
 {
 	__u32 zero = 0;
 	struct rtac_ctl *c = bpf_map_lookup_elem(&ctl, &zero);
-	if (!c || c->release)
+	if (!c || c->release || now - c->heartbeat_ns >= c->stale_ns)
 		return 0;
-	return now - c->heartbeat_ns < c->stale_ns;
+	return c;
 }
 
 static void emit(struct tcp_sock *tp, __u64 cookie, __u64 now, __u32 flags)
@@ -293,17 +296,21 @@ static void control(void *sk, struct tcp_sock *tp, __u64 cookie)
 		return;
 	__u64 now = bpf_ktime_get_ns();
 	struct rtac_clamp *c = bpf_map_lookup_elem(&clamps, &cookie);
-	if (!user_space_alive(now)) {
+	struct rtac_ctl *settings = user_space_alive(now);
+	if (!settings) {
 		restore(sk, tp, st);
 		return;
 	}
+	/* Until user space has answered the socket's first sample, the
+	 * controller's initial window. */
+	__u32 want = c ? c->clamp : settings->initial_clamp;
+	if (want && tp->window_clamp != want) {
+		int v = want;
+		if (bpf_setsockopt(sk, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)) == 0)
+			st->applied = 1;
+	}
 	__u64 interval = DEFAULT_INTERVAL_NS;
 	if (c) {
-		if (c->clamp && tp->window_clamp != c->clamp) {
-			int v = c->clamp;
-			if (bpf_setsockopt(sk, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)) == 0)
-				st->applied = 1;
-		}
 		if (c->cwnd_clamp && tp->snd_cwnd_clamp != c->cwnd_clamp) {
 			int v = c->cwnd_clamp;
 			if (bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &v, sizeof(v)) == 0)
@@ -381,6 +388,13 @@ static int in_cgroup(struct tcp_sock *tp, __u64 id)
 	return 0;
 }
 
+/* The TCP socket an iter/tcp step visits, or NULL. */
+static struct tcp_sock *iter_tcp_sock(struct bpf_iter__tcp *ctx)
+{
+	struct sock_common *skc = ctx->sk_common;
+	return skc ? bpf_skc_to_tcp_sock(skc) : 0;
+}
+
 /* Sockets that were established before the sock_ops program was attached
  * get no ESTABLISHED callback: this iterator (run once at start) adopts
  * the ones in the controlled cgroup, turning on the same per-segment
@@ -388,10 +402,7 @@ static int in_cgroup(struct tcp_sock *tp, __u64 id)
 SEC("iter/tcp")
 int rtac_adopt(struct bpf_iter__tcp *ctx)
 {
-	struct sock_common *skc = ctx->sk_common;
-	if (!skc)
-		return 0;
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(skc);
+	struct tcp_sock *tp = iter_tcp_sock(ctx);
 	if (!tp || tp->inet_conn.icsk_inet.sk.__sk_common.skc_state != TCP_ESTABLISHED)
 		return 0;
 	__u32 zero = 0;
@@ -415,10 +426,7 @@ int rtac_adopt(struct bpf_iter__tcp *ctx)
 SEC("iter/tcp")
 int rtac_release(struct bpf_iter__tcp *ctx)
 {
-	struct sock_common *skc = ctx->sk_common;
-	if (!skc)
-		return 0;
-	struct tcp_sock *tp = bpf_skc_to_tcp_sock(skc);
+	struct tcp_sock *tp = iter_tcp_sock(ctx);
 	if (!tp)
 		return 0;
 	__u64 cookie = bpf_get_socket_cookie(tp);

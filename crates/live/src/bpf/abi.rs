@@ -16,6 +16,10 @@ pub struct Ctl {
     /// 1: bound senders too (`--uplink`); else a pure sender's per-segment
     /// callback is turned off.
     pub uplink: u32,
+    /// The controller's window before its first step, bytes (0: none):
+    /// applied until user space answers a socket's first sample.
+    pub initial_clamp: u32,
+    pub reserved: u32,
 }
 
 /// `clamps[cookie]`: the window to apply and when to sample next.
@@ -101,7 +105,7 @@ mod tests {
 
     #[test]
     fn layouts_match_the_c_structs() {
-        assert_eq!(std::mem::size_of::<Ctl>(), 32);
+        assert_eq!(std::mem::size_of::<Ctl>(), 40);
         assert_eq!(std::mem::size_of::<Clamp>(), 16);
         assert_eq!(std::mem::size_of::<Sample>(), 104);
         assert_eq!(std::mem::offset_of!(Sample, bytes_acked), 80);

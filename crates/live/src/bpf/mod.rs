@@ -244,7 +244,9 @@ impl Lags {
 impl Bpf {
     /// Loads the program and attaches it to `cgroup`, pinning its link as
     /// `PIN_DIR/<name>-<pid>`.
-    pub fn attach(cgroup: &Path, name: &str, uplink: bool) -> Result<Bpf, BpfError> {
+    /// `initial_clamp`: the controller's window before its first step
+    /// (bytes, 0: none), applied until the socket's first step.
+    pub fn attach(cgroup: &Path, name: &str, uplink: bool, initial_clamp: u32) -> Result<Bpf, BpfError> {
         check_support()?;
         let object = OBJECT.ok_or(BpfError::NotBuilt)?;
         let mut ebpf = Ebpf::load(object).map_err(|e| failed("loading the BPF object")(chain(&e)))?;
@@ -257,6 +259,7 @@ impl Bpf {
             stale_ns: STALE.as_nanos(),
             cgroup_id: cgroup_id(cgroup)?,
             uplink: uplink as u32,
+            initial_clamp,
             ..Ctl::default()
         };
         ctl.set(0, ctl_value, 0).map_err(|e| failed("map ctl")(chain(&e)))?;

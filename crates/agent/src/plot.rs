@@ -3,8 +3,8 @@
 //! estimate, its RTT_min and the kernel's tcpi_rcv_rtt (ms, left axis) and
 //! the window applied and the window estimate (KB, right axis) over time.
 
-use crate::error::AgentError;
-use crate::log::{read_log, LogRecord, COLUMNS};
+use rtac_live::error::AgentError;
+use rtac_live::log::{read_log, LogRecord, COLUMNS};
 use rtac_plot::{Axis, Chart, TimeSeriesChart};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,14 +1,20 @@
-//! `rtac run --controller NAME [--param k=v ...] [--log FILE] -- CMD...`
+//! `rtac run [--mode bpf|preload|auto] --controller NAME [--param k=v ...] [--log FILE] -- CMD...`
 //!
-//! Validates everything first, then replaces itself (execvp) with CMD,
-//! whose environment carries the configuration and LD_PRELOAD the shim.
-//! The program keeps rtac's PID, signals and exit status.
+//! Validates everything first, then starts CMD and waits for it, passing
+//! on the signals rtac gets (SIGINT, SIGTERM, SIGHUP) and ending with its
+//! exit status:
+//! - `bpf`: CMD runs in a fresh cgroup under the sock_ops program
+//!   (`rtac_live::bpf`); every TCP socket of CMD and its children is
+//!   controlled, whatever the program is made of;
+//! - `preload`: CMD's environment carries the configuration and LD_PRELOAD
+//!   the shim, which reaches dynamically linked programs reading through libc;
+//! - `auto` (default): bpf where it loads, else preload, said on stderr.
 
-use crate::config::AgentConfig;
-use crate::error::AgentError;
-use crate::log::LogSink;
-use clap::Args;
-use std::os::unix::process::CommandExt;
+use crate::supervise::{self, BpfSession, Child};
+use clap::{Args, ValueEnum};
+use rtac_live::config::{AgentConfig, ENV_SUMMARY};
+use rtac_live::error::AgentError;
+use rtac_live::log::LogSink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,9 +23,25 @@ pub const PRELOAD_NAME: &str = "librtac_preload.so";
 /// An environment variable naming the shim, tried first.
 pub const ENV_PRELOAD: &str = "RTAC_PRELOAD";
 
+/// How `rtac run` reaches the program's sockets.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A fresh cgroup under the sock_ops program (root, Linux >= 5.11).
+    Bpf,
+    /// The LD_PRELOAD shim (dynamically linked programs reading through libc).
+    Preload,
+    /// bpf where it loads, else preload.
+    Auto,
+}
+
 /// Arguments of `rtac run`.
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
+    /// How the program's sockets are reached: bpf, preload or auto (bpf
+    /// where it loads, else preload).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub mode: Mode,
+
     /// The controller for the program's TCP receive sockets: none, static,
     /// autotuning, drwa, rtac or drw.
     #[arg(long, short = 'c', value_name = "NAME")]
@@ -36,9 +58,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
 
-    /// How the window stays in force against receive auto-tuning: reapply
-    /// (set TCP_WINDOW_CLAMP at every step) or lock[:SIZE] (fix SO_RCVBUF,
-    /// which turns auto-tuning off; default size 4MB).
+    /// Preload mode: how the window stays in force against receive
+    /// auto-tuning: reapply (set TCP_WINDOW_CLAMP at every step) or
+    /// lock[:SIZE] (fix SO_RCVBUF, which turns auto-tuning off; default
+    /// size 4MB). The bpf mode re-applies it on every outgoing segment.
     #[arg(long, value_name = "MODE", default_value = "reapply")]
     pub clamp: String,
 
@@ -87,10 +110,8 @@ pub fn find_preload(explicit: Option<&Path>) -> Result<PathBuf, AgentError> {
     )))
 }
 
-/// Everything `rtac run` checks and prepares before starting the program:
-/// the configuration (with the log created) and the command with its
-/// environment.
-pub fn prepare(args: &RunArgs) -> Result<(AgentConfig, Command), AgentError> {
+/// The configuration of a run, with its log created.
+pub fn config(args: &RunArgs) -> Result<AgentConfig, AgentError> {
     let mut cfg = AgentConfig::new(&args.controller, &args.params)?;
     cfg.clamp = args.clamp.parse()?;
     if let Some(log) = &args.log {
@@ -102,6 +123,14 @@ pub fn prepare(args: &RunArgs) -> Result<(AgentConfig, Command), AgentError> {
         LogSink::create(&abs, cfg.t0)?;
         cfg.log = Some(abs);
     }
+    Ok(cfg)
+}
+
+/// Everything the preload mode checks and prepares before starting the
+/// program: the configuration (with the log created) and the command with
+/// its environment.
+pub fn prepare(args: &RunArgs) -> Result<(AgentConfig, Command), AgentError> {
+    let cfg = config(args)?;
     let preload = find_preload(args.preload.as_deref())?;
     let (program, rest) = args.command.split_first().ok_or_else(|| AgentError::Usage("no command given".into()))?;
     let mut ld = preload.into_os_string();
@@ -114,13 +143,74 @@ pub fn prepare(args: &RunArgs) -> Result<(AgentConfig, Command), AgentError> {
     Ok((cfg, cmd))
 }
 
-/// `rtac run`: validates, then execs the program. Returns only on error
-/// (the `Ok` value is never produced by a successful exec; it exists for
-/// the CLI's uniform signature).
+/// `rtac run`: validates, runs the program to its end, returns its exit
+/// status (128 + N if a signal N ended it).
 pub fn run_main(args: RunArgs) -> Result<i32, AgentError> {
-    let (_cfg, mut cmd) = prepare(&args)?;
-    let err = cmd.exec();
-    Err(AgentError::Exec { program: args.command[0].clone(), err })
+    let program = args.command.first().ok_or_else(|| AgentError::Usage("no command given".into()))?.clone();
+    let linking = supervise::linking(&program);
+    match args.mode {
+        Mode::Preload => run_preload(&args, linking),
+        Mode::Bpf => run_bpf(&args),
+        Mode::Auto => match supervise::bpf_available() {
+            Ok(()) => {
+                eprintln!("rtac: mode bpf (sock_ops program on a cgroup of its own)");
+                run_bpf(&args)
+            }
+            Err(e) => {
+                eprintln!("rtac: mode preload (LD_PRELOAD), as BPF cannot be used here: {e}");
+                run_preload(&args, linking)
+            }
+        },
+    }
+}
+
+fn run_bpf(args: &RunArgs) -> Result<i32, AgentError> {
+    let cfg = config(args)?;
+    let mut session = BpfSession::start(&cfg, supervise::Scope::NewCgroup, false)?;
+    let mut cmd = Command::new(&args.command[0]);
+    cmd.args(&args.command[1..]);
+    let child = match session.spawn(cmd) {
+        Ok(c) => c,
+        Err(e) => {
+            session.stop();
+            return Err(AgentError::Exec { program: args.command[0].clone(), err: e });
+        }
+    };
+    let status = session.run_until(Some(&child), &mut |_| {});
+    let summary = session.summary();
+    session.stop();
+    eprintln!("rtac: {summary}");
+    status
+}
+
+fn run_preload(args: &RunArgs, linking: supervise::Linking) -> Result<i32, AgentError> {
+    let (_cfg, mut cmd) = prepare(args)?;
+    if linking == supervise::Linking::Static {
+        eprintln!(
+            "rtac: warning: {} is statically linked: LD_PRELOAD cannot reach it, so its sockets will not be \
+             controlled; use --mode bpf",
+            args.command[0]
+        );
+    }
+    let summary = std::env::temp_dir().join(format!("rtac-run-{}.sockets", std::process::id()));
+    let _ = std::fs::remove_file(&summary);
+    cmd.env(ENV_SUMMARY, &summary);
+    supervise::install_signal_handlers();
+    let child = Child::spawn(cmd).map_err(|err| AgentError::Exec { program: args.command[0].clone(), err })?;
+    let status = child.wait_forwarding_signals();
+    let lines = std::fs::read_to_string(&summary).unwrap_or_default();
+    let _ = std::fs::remove_file(&summary);
+    let sockets = lines.lines().count();
+    let pids = lines.lines().filter_map(|l| l.split('\t').next()).collect::<std::collections::BTreeSet<_>>().len();
+    if sockets == 0 {
+        eprintln!(
+            "rtac: warning: no TCP receive socket was controlled: the program read no TCP data through libc \
+             (statically linked, raw system calls, io_uring?); --mode bpf reaches every socket"
+        );
+    } else {
+        eprintln!("rtac: preload mode controlled {sockets} TCP socket(s) in {pids} process(es)");
+    }
+    status
 }
 
 #[cfg(test)]
@@ -155,17 +245,17 @@ mod tests {
         std::fs::write(&so, b"").unwrap();
         let so_s = so.to_str().unwrap();
         for (args, needle) in [
-            (vec!["-c", "cubic", "--preload", so_s, "--", "true"], "unknown controller"),
-            (vec!["-c", "rtac", "-p", "lambda=3", "--preload", so_s, "--", "true"], "lambda"),
-            (vec!["-c", "rtac", "-p", "k=x", "--preload", so_s, "--", "true"], "k="),
-            (vec!["-c", "rtac", "--clamp", "sometimes", "--preload", so_s, "--", "true"], "clamp"),
-            (vec!["-c", "rtac", "--preload", "/nonexistent/librtac_preload.so", "--", "true"], "not found"),
+            (vec!["--mode", "preload", "-c", "cubic", "--preload", so_s, "--", "true"], "unknown controller"),
+            (vec!["--mode", "preload", "-c", "rtac", "-p", "lambda=3", "--preload", so_s, "--", "true"], "lambda"),
+            (vec!["--mode", "preload", "-c", "rtac", "-p", "k=x", "--preload", so_s, "--", "true"], "k="),
+            (vec!["--mode", "preload", "-c", "rtac", "--clamp", "sometimes", "--preload", so_s, "--", "true"], "clamp"),
+            (vec!["--mode", "preload", "-c", "rtac", "--preload", "/nonexistent/librtac_preload.so", "--", "true"], "not found"),
         ] {
             let e = run_main(parse(&args)).unwrap_err();
             assert!(e.to_string().contains(needle), "{args:?}: {e}");
             assert_eq!(e.exit_code(), 2);
         }
-        let e = run_main(parse(&["-c", "rtac", "--preload", so_s, "--", "/nonexistent/prog"])).unwrap_err();
+        let e = run_main(parse(&["--mode", "preload", "-c", "rtac", "--preload", so_s, "--", "/nonexistent/prog"])).unwrap_err();
         assert_eq!(e.exit_code(), 127);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -16,7 +16,7 @@
 //! Programs run as child processes through `ip netns exec`; every address
 //! used is inside namespaces this module creates.
 
-use crate::error::AgentError;
+use rtac_live::error::AgentError;
 use clap::Args;
 use rtac_emu::engine::{DirStats, Engine};
 use rtac_emu::forward::run_direction;
@@ -141,7 +141,7 @@ pub fn require_program(program: &str, package: &str) -> Result<(), AgentError> {
 static SERIAL: AtomicU32 = AtomicU32::new(0);
 
 fn sys_errno_is_eperm() -> bool {
-    crate::sys::errno() == libc::EPERM
+    rtac_live::sys::errno() == libc::EPERM
 }
 
 /// The forwarding threads of an emulated link. Dropping it stops them.
@@ -441,7 +441,7 @@ pub fn serve_forever(l: TcpListener, dir: PathBuf, cc: Option<String>) -> Result
     for c in l.incoming() {
         let Ok(c) = c else { continue };
         if let Some(cc) = &cc {
-            crate::sys::set_congestion(std::os::fd::AsRawFd::as_raw_fd(&c), cc)
+            rtac_live::sys::set_congestion(std::os::fd::AsRawFd::as_raw_fd(&c), cc)
                 .map_err(AgentError::io(format!("cannot set congestion control {cc}")))?;
         }
         let dir = dir.clone();
@@ -620,7 +620,7 @@ pub struct Overhead {
     pub steps_per_s: f64,
     pub bytes_per_read: f64,
     /// RTT samples fed per second, at most: one per 1448 bytes read, at
-    /// most [`crate::driver::MAX_SAMPLES_PER_STEP`] per step.
+    /// most [`rtac_live::step::MAX_SAMPLES_PER_STEP`] per step.
     pub samples_per_s: f64,
     /// Receiver CPU seconds per second of the default runs (median).
     pub default_cpu_per_s: f64,
@@ -681,31 +681,31 @@ pub fn agent_costs() -> Result<AgentCosts, AgentError> {
     let c2 = TcpStream::connect(a).map_err(AgentError::io("connect"))?;
     let _s2 = l.accept().map_err(AgentError::io("accept"))?;
     let cfg = crate::AgentConfig::new("rtac", &[OVERHEAD_RTAC_PARAMS])?;
-    crate::shim::init(cfg.clone());
+    rtac_live::shim::init(cfg.clone());
     let fd1 = std::os::fd::AsRawFd::as_raw_fd(&c1);
-    crate::shim::opened(fd1);
-    crate::shim::consumed(fd1, 1);
+    rtac_live::shim::opened(fd1);
+    rtac_live::shim::consumed(fd1, 1);
     let read_ns =
-        crate::shim::bench_read_path(fd1, 2_000_000).ok_or_else(|| tb("the shim did not control a loopback socket"))?;
-    let mut d = crate::SocketDriver::attach(std::os::fd::AsRawFd::as_raw_fd(&c2), &cfg, None, crate::sys::now())?;
+        rtac_live::shim::bench_read_path(fd1, 2_000_000).ok_or_else(|| tb("the shim did not control a loopback socket"))?;
+    let mut d = crate::SocketDriver::attach(std::os::fd::AsRawFd::as_raw_fd(&c2), &cfg, None, rtac_live::sys::now())?;
     let n = 20_000;
-    let t = crate::sys::thread_cpu_ns();
+    let t = rtac_live::sys::thread_cpu_ns();
     for _ in 0..n {
         d.add_consumed(1448, 1);
-        d.step(crate::sys::now())?;
+        d.step(rtac_live::sys::now())?;
     }
-    let step_ns = (crate::sys::thread_cpu_ns() - t) as f64 / n as f64;
+    let step_ns = (rtac_live::sys::thread_cpu_ns() - t) as f64 / n as f64;
     let mut ctl = cfg.controller(rtac_core::DEFAULT_MSS)?;
     let n = 2_000_000u64;
-    let now = crate::sys::now();
-    let t = crate::sys::thread_cpu_ns();
+    let now = rtac_live::sys::now();
+    let t = rtac_live::sys::thread_cpu_ns();
     for i in 0..n {
         // Varying samples, so that the work is not hoisted out of the loop.
         let rtt = rtac_core::time::Duration::from_micros(50_000 + (i & 1023));
         rtac_core::controller::Controller::on_rtt_sample(&mut ctl, now, std::hint::black_box(rtt));
     }
-    let sample_ns = (crate::sys::thread_cpu_ns() - t) as f64 / n as f64;
-    crate::shim::closing(fd1);
+    let sample_ns = (rtac_live::sys::thread_cpu_ns() - t) as f64 / n as f64;
+    rtac_live::shim::closing(fd1);
     Ok(AgentCosts { read_ns, step_ns, sample_ns })
 }
 
@@ -1225,7 +1225,7 @@ fn overhead(ctx_bin: &Path, preload: &Path, runs: usize, gib: u64) -> Result<Ove
     let span = data.last().unwrap().t_s - data.first().unwrap().t_s;
     let reads: u64 = data.iter().map(|r| r.reads).sum();
     let bytes: u64 = data.iter().map(|r| r.read_bytes).sum();
-    let max = crate::driver::MAX_SAMPLES_PER_STEP;
+    let max = rtac_live::step::MAX_SAMPLES_PER_STEP;
     let samples: u64 = data.iter().map(|r| r.read_bytes.div_ceil(rtac_core::DEFAULT_MSS as u64).min(max)).sum();
     let default = cases.iter().find(|c| c.0 == "default").expect("the default case");
     let secs = gib as f64 * 8.0 * (1u64 << 30) as f64 / (default.2 * 1e9);

@@ -53,9 +53,12 @@ enum Command {
     /// as RTT, RTT_min, window estimate and rwnd per connection.
     Plot(rtac_emu::PlotArgs),
     /// Run an unmodified program with a receiver-side controller on its TCP
-    /// sockets (LD_PRELOAD; needs librtac_preload.so, built by
-    /// `cargo build --release -p rtac-preload`).
+    /// sockets: --mode bpf (a cgroup under a sock_ops program; root),
+    /// preload (LD_PRELOAD; needs librtac_preload.so) or auto (default).
     Run(Box<rtac_agent::RunArgs>),
+    /// Control every TCP receive socket of a cgroup (default: the whole
+    /// machine) with an eBPF program until stopped; --status lists them.
+    Daemon(Box<rtac_agent::DaemonArgs>),
     /// Download a URL or HOST:PORT with a controller on the socket, showing
     /// throughput, RTT and the window applied.
     Get(Box<rtac_agent::GetArgs>),
@@ -128,6 +131,7 @@ fn main() -> ExitCode {
         Some(Command::Plot(args)) => return plot(args),
         Some(Command::Run(args)) => return agent(rtac_agent::run_main(*args)),
         Some(Command::Get(args)) => return agent(rtac_agent::get_main(*args)),
+        Some(Command::Daemon(args)) => return agent(rtac_agent::daemon_main(*args)),
         None => sim(&cli.sim),
     };
     match result {

@@ -5,7 +5,7 @@
 //! __recv_chk, __recvfrom_chk) and the calls that end or create a
 //! descriptor (close, close_range, dup2, dup3, socket, accept, accept4).
 //! Each hook calls the real function (found with dlsym(RTLD_NEXT)) and then
-//! tells `rtac_agent::shim` what happened; the shim never touches the
+//! tells `rtac_live::shim` what happened; the shim never touches the
 //! program's buffers, return values or errno.
 //!
 //! Without RTAC_CONTROLLER in the environment the shim is off and each
@@ -13,7 +13,7 @@
 
 #![allow(clippy::missing_safety_doc)] // every hook has the contract of the libc function it replaces
 
-use rtac_agent::shim;
+use rtac_live::shim;
 use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

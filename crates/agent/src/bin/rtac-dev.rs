@@ -1,10 +1,10 @@
-//! rtac-dev: the agent's commands for its tests: `run` and `get` (the same
-//! as `rtac run` and `rtac get`), the test bed's helpers (`serve`,
+//! rtac-dev: the agent's commands for its tests: `run`, `get` and `daemon`
+//! (the same as `rtac run`, `rtac get` and `rtac daemon`), the test bed's helpers (`serve`,
 //! `experiment`) and `plot` for the agent's logs. Built next to
 //! librtac_preload.so, so `run` finds the shim without configuration.
 
 use clap::{Parser, Subcommand};
-use rtac_agent::{get_main, run_main, GetArgs, RunArgs};
+use rtac_agent::{daemon_main, get_main, run_main, DaemonArgs, GetArgs, RunArgs};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -18,6 +18,8 @@ struct Cli {
 enum Cmd {
     /// Run a program with a controller on its TCP receive sockets (rtac run).
     Run(RunArgs),
+    /// Control every TCP receive socket of a cgroup with the BPF program (rtac daemon).
+    Daemon(DaemonArgs),
     /// Download with a controller and a live progress bar (rtac get).
     Get(GetArgs),
     /// Serve files over HTTP with a chosen sender congestion control (test bed).
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         Cmd::Run(a) => run_main(a),
         Cmd::Get(a) => get_main(a),
+        Cmd::Daemon(a) => daemon_main(a),
         Cmd::Serve(a) => rtac_agent::testbed::serve_main(a),
         Cmd::Experiment(a) => rtac_agent::testbed::experiment_main(a),
         Cmd::Plot { log, out } => rtac_agent::plot::plot_log(&log, out.as_deref()).map(|saved| {

@@ -36,7 +36,7 @@ fn preload() -> std::path::PathBuf {
 /// Runs `child` in this test binary under `rtac-dev run`.
 fn run_child(mode: &str, controller: &str, params: &str, env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_rtac-dev"));
-    c.args(["run", "--controller", controller, "--preload"]).arg(preload());
+    c.args(["run", "--mode", "preload", "--controller", controller, "--preload"]).arg(preload());
     if !params.is_empty() {
         c.args(["--param", params]);
     }
@@ -636,7 +636,9 @@ fn every_interposed_call_counts_and_leaves_the_bytes_alone() {
     for (name, _) in calls() {
         assert!(out.contains(&format!("interposed {name}:")), "{name} not exercised:\n{out}");
     }
-    assert!(stderr_of(&o).is_empty() || !stderr_of(&o).contains("rtac:"), "{}", stderr_of(&o));
+    // No message from the shim; rtac run's closing summary only.
+    let err = stderr_of(&o);
+    assert!(err.lines().all(|l| !l.contains("rtac:") || l.starts_with("rtac: preload mode controlled ")), "{err}");
 }
 
 #[test]
@@ -733,7 +735,7 @@ fn the_log_has_one_row_per_step_of_each_connection() {
     for name in ["steps.csv", "steps.jsonl"] {
         let log = dir.join(name);
         let mut c = Command::new(env!("CARGO_BIN_EXE_rtac-dev"));
-        c.args(["run", "-c", "rtac", "--log"]).arg(&log).arg("--preload").arg(preload()).arg("--");
+        c.args(["run", "--mode", "preload", "-c", "rtac", "--log"]).arg(&log).arg("--preload").arg(preload()).arg("--");
         c.args(["python3", "-c", PY_TRANSFER]);
         let o = c.output().unwrap();
         assert!(o.status.success(), "{}", stderr_of(&o));

@@ -1,7 +1,7 @@
 /*
  * rtac.h - receiver-side TCP window control on a live Linux socket.
  *
- * The C interface of rtac-agent (librtac_agent.so). Attach a controller to
+ * The C interface of rtac-live (librtac_live.so). Attach a controller to
  * a connected TCP socket, report every read, detach before closing:
  *
  *     char err[256];
@@ -25,7 +25,7 @@
  * values are errors that name the key (see crates/core/README.md).
  *
  * A handle is internally locked: several threads may share it. No function
- * aborts or unwinds; failures are return values. Link with -lrtac_agent.
+ * aborts or unwinds; failures are return values. Link with -lrtac_live.
  */
 #ifndef RTAC_H
 #define RTAC_H

@@ -94,6 +94,7 @@ static MESSAGES: AtomicUsize = AtomicUsize::new(0);
 struct Agent {
     cfg: AgentConfig,
     log: Option<Arc<LogSink>>,
+    summary: Option<std::path::PathBuf>,
 }
 
 static AGENT: OnceLock<Agent> = OnceLock::new();
@@ -184,7 +185,8 @@ pub fn init(cfg: AgentConfig) {
                 None
             }
         });
-        Agent { cfg, log }
+        let summary = std::env::var_os(crate::config::ENV_SUMMARY).filter(|s| !s.is_empty()).map(Into::into);
+        Agent { cfg, log, summary }
     });
     let _ = agent;
     STATE.store(ACTIVE, Ordering::Release);
@@ -209,6 +211,17 @@ fn message(text: &str) {
         sys::write_stderr(format!("{text}\n").as_bytes());
     } else if n == MAX_MESSAGES {
         sys::write_stderr(b"rtac: further messages from this process are suppressed\n");
+    }
+}
+
+/// Appends `pid<TAB>fd<TAB>peer` to the run's summary file (best effort:
+/// the summary is a report, not control).
+fn note_controlled(path: &std::path::Path, fd: c_int, peer: Option<std::net::SocketAddr>) {
+    use std::io::Write;
+    let peer = peer.map(|p| p.to_string()).unwrap_or_default();
+    let line = format!("{}\t{fd}\t{peer}\n", std::process::id());
+    if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open(path) {
+        let _ = f.write_all(line.as_bytes());
     }
 }
 
@@ -275,6 +288,9 @@ fn classify(fd: c_int, slot: &Slot, n: u64) {
         FdClass::Unexpected(err) => AgentError::Sys { call: "getsockopt(SO_PROTOCOL/SO_DOMAIN)", err },
         FdClass::Tcp => match SocketDriver::attach(fd, &agent.cfg, agent.log.clone(), sys::now()) {
             Ok(mut driver) => {
+                if let Some(path) = &agent.summary {
+                    note_controlled(path, fd, driver.peer());
+                }
                 driver.add_consumed(n, 1);
                 slot.pending.store(0, Ordering::Relaxed);
                 slot.next_step_ns.store(driver.next_step().as_nanos(), Ordering::Relaxed);

@@ -60,7 +60,7 @@ impl Fixture {
     /// `program` under `rtac-dev run -c rtac --log LOG`.
     fn run(&self, log: &Path, program: &[&str]) -> Output {
         let o = Command::new(env!("CARGO_BIN_EXE_rtac-dev"))
-            .args(["run", "--controller", "rtac", "--log"])
+            .args(["run", "--mode", "preload", "--controller", "rtac", "--log"])
             .arg(log)
             .arg("--preload")
             .arg(preload())
@@ -69,6 +69,9 @@ impl Fixture {
             .output()
             .unwrap();
         assert!(o.status.success(), "{program:?} failed: {}\n{}", o.status, String::from_utf8_lossy(&o.stderr));
+        // The closing summary counts the download's socket.
+        let err = stderr_text(&o);
+        assert!(err.contains("rtac: preload mode controlled ") && err.contains(" TCP socket(s) in "), "{err}");
         o
     }
 
@@ -153,7 +156,7 @@ fn iperf3_reverse_mode_runs_under_control() {
     let mut ok = false;
     for _ in 0..50 {
         let o = Command::new(env!("CARGO_BIN_EXE_rtac-dev"))
-            .args(["run", "-c", "rtac", "--log"])
+            .args(["run", "--mode", "preload", "-c", "rtac", "--log"])
             .arg(&log)
             .arg("--preload")
             .arg(preload())
@@ -204,19 +207,25 @@ fn rtac_get_downloads_intact_and_summarises() {
 #[test]
 fn the_exit_status_and_output_of_the_program_pass_through() {
     let o = Command::new(env!("CARGO_BIN_EXE_rtac-dev"))
-        .args(["run", "-c", "rtac", "--preload"])
+        .args(["run", "--mode", "preload", "-c", "rtac", "--preload"])
         .arg(preload())
         .args(["--", "sh", "-c", "echo out; echo err >&2; exit 7"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(7));
     assert_eq!(o.stdout, b"out\n");
-    assert_eq!(o.stderr, b"err\n");
+    // The program's stderr, then rtac's warning: sh read no TCP data.
+    let err = stderr_text(&o);
+    assert!(err.starts_with("err\nrtac: warning: no TCP receive socket was controlled"), "{err}");
     let o = Command::new(env!("CARGO_BIN_EXE_rtac-dev"))
-        .args(["run", "-c", "rtac", "--preload"])
+        .args(["run", "--mode", "preload", "-c", "rtac", "--preload"])
         .arg(preload())
         .args(["--", "/nonexistent/program"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(127));
+}
+
+fn stderr_text(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }

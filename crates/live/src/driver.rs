@@ -9,28 +9,14 @@ use crate::config::{AgentConfig, ClampMode};
 use crate::error::AgentError;
 use crate::log::{LogSink, Row};
 use crate::sys::{self, FdClass};
-use rtac_core::controller::{AnyController, Controller};
+use crate::step::{KernelSample, Stepper};
+use rtac_core::controller::AnyController;
 use rtac_core::time::{Duration, Instant};
 use rtac_core::DEFAULT_MSS;
 use std::net::SocketAddr;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-/// The shortest time between two control steps. Steps follow the RTT
-/// estimate; on paths whose RTT is below this (loopback), a step's
-/// per-RTT byte count spans this long instead.
-pub const MIN_STEP: Duration = Duration::from_micros(500);
-
-/// The step interval before the controller has an RTT estimate.
-pub const FIRST_STEP: Duration = Duration::from_millis(10);
-
-/// The most RTT samples one step feeds the controller (see
-/// [`SocketDriver`]'s step: one per data segment received since the
-/// previous step). With RTAC's β = 1/8, what is left of the estimate before
-/// the step is then at most (7/8)^64 = 0.02 %; the cap bounds the step's
-/// cost at high rates (a few ns per sample).
-pub const MAX_SAMPLES_PER_STEP: u64 = 64;
 
 static CONN_SERIAL: AtomicU64 = AtomicU64::new(1);
 
@@ -60,15 +46,13 @@ pub struct StepReport {
 pub struct SocketDriver {
     fd: c_int,
     identity: (u64, u64),
-    ctl: AnyController,
+    stepper: Stepper,
     mss: u32,
     clamp: ClampMode,
     pending: u64,
     pending_reads: u64,
     next_step: Instant,
     original_clamp: Option<u64>,
-    /// tcpi_data_segs_in at the previous step (None on kernels before 4.6).
-    segs_in: Option<u32>,
     conn: u64,
     peer: Option<SocketAddr>,
     log: Option<Arc<LogSink>>,
@@ -124,11 +108,11 @@ impl SocketDriver {
         let identity = sys::identity(fd).map_err(AgentError::sys("fstat"))?;
         let info = sys::tcp_info(fd).map_err(AgentError::sys("getsockopt(TCP_INFO)"))?;
         let mss = pick_mss(&info);
-        let ctl = cfg.controller(mss)?;
-        let mut ctl = ctl;
+        let mut stepper = Stepper::new(cfg.controller(mss)?);
         if let Some(seed) = handshake_rtt_sample(&info) {
-            ctl.on_rtt_sample(now, seed);
+            stepper.seed_rtt(now, seed);
         }
+        stepper.start_at(info.data_segs_in());
         let original_clamp = sys::window_clamp(fd).ok();
         if let ClampMode::Lock { rcvbuf } = cfg.clamp {
             sys::set_rcvbuf(fd, rcvbuf).map_err(AgentError::sys("setsockopt(SO_RCVBUF)"))?;
@@ -136,14 +120,13 @@ impl SocketDriver {
         let mut d = SocketDriver {
             fd,
             identity,
-            ctl,
+            stepper,
             mss,
             clamp: cfg.clamp,
             pending: 0,
             pending_reads: 0,
             next_step: now,
             original_clamp,
-            segs_in: info.data_segs_in(),
             conn: CONN_SERIAL.fetch_add(1, Ordering::Relaxed),
             peer: sys::peer_addr(fd),
             log,
@@ -192,42 +175,20 @@ impl SocketDriver {
         let bytes = std::mem::take(&mut self.pending);
         let reads = std::mem::take(&mut self.pending_reads);
         self.total_bytes += bytes;
-        // The bytes first, then the RTT sample. Steps are spaced by the
-        // controller's own RTT estimate, so a per-RTT counting period ends
-        // exactly at a step; feeding the sample after keeps that estimate
-        // unchanged between scheduling the step and closing the period.
-        self.ctl.on_data_consumed(now, bytes);
         let rcv_rtt = match info.rcv_rtt_us() {
             0 => None,
             us => Some(Duration::from_micros(us as u64)),
         };
-        // The controllers' RTT filters run per packet received (RTAC
-        // Alg. 1 "on receiving a packet", as in `rtac sim`). The kernel's
-        // estimate is already such a filter over the segments received
-        // since the last step; it is fed once per such segment, so that a
-        // controller's gain acts per packet, not per step (one sample per
-        // step would smooth over 8 RTTs instead of 8 packets).
-        let segs = info.data_segs_in();
-        let samples = match (segs, self.segs_in) {
-            (Some(now_segs), Some(before)) => (now_segs.wrapping_sub(before) as u64).min(MAX_SAMPLES_PER_STEP),
-            _ => 1,
-        };
-        self.segs_in = segs;
-        if let Some(rtt) = rcv_rtt {
-            for _ in 0..samples {
-                self.ctl.on_rtt_sample(now, rtt);
-            }
-        }
-        let rwnd = self.ctl.rwnd();
+        let d = self.stepper.step(now, bytes, KernelSample { rcv_rtt, data_segs_in: info.data_segs_in() });
+        let rwnd = d.rwnd;
         if let Some(w) = rwnd {
             let changed = self.last.and_then(|l| l.rwnd) != Some(w);
             if changed || self.clamp == ClampMode::Reapply {
                 sys::set_window_clamp(self.fd, w).map_err(AgentError::sys("setsockopt(TCP_WINDOW_CLAMP)"))?;
             }
         }
-        let state = self.ctl.state();
-        let interval = state.rtt.or(rcv_rtt).unwrap_or(FIRST_STEP).max(MIN_STEP);
-        self.next_step = now + interval;
+        let state = d.state;
+        self.next_step = now + d.interval;
         self.steps += 1;
         let report = StepReport {
             t: now,
@@ -282,7 +243,7 @@ impl SocketDriver {
         self.peer
     }
     pub fn controller(&self) -> &AnyController {
-        &self.ctl
+        self.stepper.controller()
     }
     /// The last step's report (attach runs the first).
     pub fn last(&self) -> Option<&StepReport> {
@@ -300,6 +261,7 @@ impl SocketDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::step::{FIRST_STEP, MIN_STEP};
     use std::io::{Read, Write};
     use std::net::{TcpListener, TcpStream};
     use std::os::fd::AsRawFd;

@@ -1,4 +1,4 @@
-//! The C ABI (`include/rtac.h`), exported by `librtac_agent.so`.
+//! The C ABI (`include/rtac.h`), exported by `librtac_live.so`.
 //!
 //! A C program attaches a controller to a connected TCP socket, reports
 //! every read with `rtac_on_read`, and detaches before closing it. Every

@@ -31,11 +31,11 @@ pub enum AgentError {
 }
 
 impl AgentError {
-    pub(crate) fn sys(call: &'static str) -> impl FnOnce(io::Error) -> AgentError {
+    pub fn sys(call: &'static str) -> impl FnOnce(io::Error) -> AgentError {
         move |err| AgentError::Sys { call, err }
     }
 
-    pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(io::Error) -> AgentError {
+    pub fn io(what: impl Into<String>) -> impl FnOnce(io::Error) -> AgentError {
         let what = what.into();
         move |err| AgentError::Io { what, err }
     }

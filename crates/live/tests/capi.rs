@@ -1,5 +1,5 @@
 //! The C ABI from C: compiles tests/capi_test.c against include/rtac.h,
-//! links librtac_agent.so and runs it. Needs a C compiler (`cc`).
+//! links librtac_live.so and runs it. Needs a C compiler (`cc`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -8,11 +8,11 @@ fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let deps = exe.parent().unwrap().to_path_buf();
     for d in [deps.clone(), deps.parent().unwrap().to_path_buf()] {
-        if d.join("librtac_agent.so").exists() {
+        if d.join("librtac_live.so").exists() {
             return d;
         }
     }
-    panic!("librtac_agent.so not found next to {}", exe.display());
+    panic!("librtac_live.so not found next to {}", exe.display());
 }
 
 #[test]
@@ -31,7 +31,7 @@ fn a_c_program_drives_a_controller_through_the_header() {
         .arg(&out)
         .arg("-L")
         .arg(&lib)
-        .arg("-lrtac_agent")
+        .arg("-lrtac_live")
         .arg(format!("-Wl,-rpath,{}", lib.display()))
         .output()
         .expect("a C compiler `cc` is needed for this test (Debian package gcc)");

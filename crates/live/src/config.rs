@@ -23,6 +23,9 @@ pub const ENV_LOG: &str = "RTAC_LOG";
 /// CLOCK_MONOTONIC nanoseconds of the run's start: the log's time origin,
 /// shared by every process of one `rtac run`.
 pub const ENV_T0: &str = "RTAC_T0_NS";
+/// A file to which the shim appends one line (`pid<TAB>fd<TAB>peer`) per
+/// socket it starts controlling, for `rtac run`'s closing summary.
+pub const ENV_SUMMARY: &str = "RTAC_SUMMARY";
 
 /// How the controller's window stays in force against receive
 /// auto-tuning, which raises TCP_WINDOW_CLAMP whenever it grows the

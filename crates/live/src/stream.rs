@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// A TCP stream whose every read feeds a [`SocketDriver`].
 ///
 /// ```no_run
-/// use rtac_agent::{AgentConfig, ControlledStream};
+/// use rtac_live::{AgentConfig, ControlledStream};
 /// use std::io::Read;
 /// let cfg = AgentConfig::new("rtac", &["bdp=20"]).unwrap();
 /// let tcp = std::net::TcpStream::connect("127.0.0.1:8080").unwrap();

@@ -1,0 +1,366 @@
+//! What `rtac run` and `rtac daemon` share: the signals that stop them,
+//! the child they wait for, the static-binary check, and a BPF session
+//! (program attached to a cgroup, samples turned into clamps, teardown).
+
+use rtac_live::bpf::engine::Engine;
+use rtac_live::bpf::{self, Bpf, BpfError};
+use rtac_live::config::AgentConfig;
+use rtac_live::error::AgentError;
+use rtac_core::controller::Controller;
+use rtac_live::log::LogSink;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+// SIGINT, SIGTERM and SIGHUP set a flag instead of ending the process, so
+// that teardown runs: the emulator's handlers, shared.
+pub use rtac_emu::sys::{install_signal_handlers, take_signal};
+
+/// How a program is linked, from its ELF headers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linking {
+    Dynamic,
+    /// No PT_INTERP: LD_PRELOAD never reaches it (Go without cgo, musl static...).
+    Static,
+    /// Not found on PATH, not ELF (a script), or unreadable.
+    Unknown,
+}
+
+/// Finds `program` as execvp would and reads its program headers.
+pub fn linking(program: &str) -> Linking {
+    let path = if program.contains('/') {
+        Some(PathBuf::from(program))
+    } else {
+        std::env::var_os("PATH")
+            .and_then(|p| std::env::split_paths(&p).map(|d| d.join(program)).find(|c| c.is_file()))
+    };
+    let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) else { return Linking::Unknown };
+    elf_linking(&bytes)
+}
+
+/// PT_INTERP among the program headers of a 64-bit little-endian ELF file.
+fn elf_linking(b: &[u8]) -> Linking {
+    const PT_INTERP: u32 = 3;
+    let u16_at = |o: usize| b.get(o..o + 2).map(|s| u16::from_le_bytes([s[0], s[1]]) as usize);
+    let u32_at = |o: usize| b.get(o..o + 4).map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")));
+    let u64_at = |o: usize| b.get(o..o + 8).map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")) as usize);
+    if b.get(..4) != Some(b"\x7fELF") || b.get(4) != Some(&2) || b.get(5) != Some(&1) {
+        return Linking::Unknown;
+    }
+    let (Some(phoff), Some(phentsize), Some(phnum)) = (u64_at(0x20), u16_at(0x36), u16_at(0x38)) else {
+        return Linking::Unknown;
+    };
+    for i in 0..phnum.min(256) {
+        match u32_at(phoff + i * phentsize) {
+            Some(PT_INTERP) => return Linking::Dynamic,
+            Some(_) => {}
+            None => return Linking::Unknown,
+        }
+    }
+    Linking::Static
+}
+
+/// A started program.
+pub struct Child {
+    pub pid: libc::pid_t,
+}
+
+impl Child {
+    pub fn spawn(mut cmd: Command) -> std::io::Result<Child> {
+        let c = cmd.spawn()?;
+        Ok(Child { pid: c.id() as libc::pid_t })
+    }
+
+    /// Its exit status if it has ended (128 + N for signal N).
+    pub fn try_wait(&self) -> Option<i32> {
+        let mut status = 0;
+        // SAFETY: our own child; WNOHANG.
+        let r = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
+        (r == self.pid).then(|| {
+            let s = std::process::ExitStatus::from_raw(status);
+            s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))
+        })
+    }
+
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill on our own child's pid.
+        unsafe { libc::kill(self.pid, sig) };
+    }
+
+    /// Waits for the end, passing on the signals rtac receives.
+    pub fn wait_forwarding_signals(&self) -> Result<i32, AgentError> {
+        loop {
+            if let Some(s) = take_signal() {
+                self.signal(s);
+            }
+            if let Some(code) = self.try_wait() {
+                return Ok(code);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+/// Whether the BPF mode can be tried here (what can be checked without loading).
+pub fn bpf_available() -> Result<(), BpfError> {
+    bpf::check_support()?;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(BpfError::NotPermitted { what: "rtac".into(), err: "not running as root".into() });
+    }
+    Ok(())
+}
+
+/// Where a BPF session's program is attached.
+pub enum Scope {
+    /// A fresh cgroup for `rtac run`'s program, removed at the end.
+    NewCgroup,
+    /// An existing cgroup (`rtac daemon`): also adopts its open sockets.
+    Existing(PathBuf),
+}
+
+/// The directory holding `rtac run`'s cgroups under the cgroup v2 root.
+fn run_cgroups(root: &Path) -> PathBuf {
+    root.join("rtac")
+}
+
+/// Moves the processes left in `cg` to `to` and removes `cg`.
+fn remove_cgroup(cg: &Path, to: &Path) -> std::io::Result<()> {
+    if let Ok(procs) = std::fs::read_to_string(cg.join("cgroup.procs")) {
+        for pid in procs.lines() {
+            let _ = std::fs::write(to.join("cgroup.procs"), pid);
+        }
+    }
+    std::fs::remove_dir(cg)
+}
+
+/// Removes cgroups of `rtac run` instances that are gone; one message each.
+fn remove_leftover_cgroups(root: &Path) -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir(run_cgroups(root)) else { return Vec::new() };
+    let mut said = Vec::new();
+    for e in dir.flatten().filter(|e| e.path().is_dir()) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("run-").and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        match remove_cgroup(&e.path(), root) {
+            Ok(()) => said.push(format!("removed the cgroup left by rtac run (pid {pid}): {}", e.path().display())),
+            Err(err) => said.push(format!("could not remove the cgroup {} left by rtac run: {err}", e.path().display())),
+        }
+    }
+    said
+}
+
+/// The largest window Linux auto-tuning can open: tcp_rmem[2] scaled by
+/// the usual payload share of a buffer (half: tcp_adv_win_scale = 1).
+fn autotuning_window_limit() -> Option<(u64, String)> {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").ok()?;
+    let max = text.split_whitespace().nth(2)?.parse::<u64>().ok()?;
+    Some((max / 2, text.trim().to_string()))
+}
+
+/// Raises net.ipv4.tcp_rmem[2] when the controller may ask for a window
+/// the receive buffer could not hold; says so, and returns the old value
+/// to restore.
+fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
+    let want = cfg.controller(rtac_core::DEFAULT_MSS).ok()?.max_window()?;
+    let (limit, old) = autotuning_window_limit()?;
+    if want <= limit {
+        return None;
+    }
+    let mut f = old.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    f[2] = (2 * want).to_string();
+    let new = f.join(" ");
+    match std::fs::write("/proc/sys/net/ipv4/tcp_rmem", &new) {
+        Ok(()) => {
+            eprintln!(
+                "rtac: raised net.ipv4.tcp_rmem from \"{old}\" to \"{new}\" so that sockets can open the {want}-byte \
+                 window the controller may ask for (restored at exit)"
+            );
+            Some(old)
+        }
+        Err(e) => {
+            eprintln!(
+                "rtac: warning: the controller may ask for {want}-byte windows but receive buffers stop at about \
+                 {limit} bytes (net.ipv4.tcp_rmem = \"{old}\") and raising it failed: {e}; windows above it are capped \
+                 by the kernel"
+            );
+            None
+        }
+    }
+}
+
+/// User and system CPU time of this process, seconds.
+fn process_cpu_s() -> f64 {
+    // SAFETY: getrusage fills the struct.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// A BPF program attached to a cgroup, turning samples into clamps.
+pub struct BpfSession {
+    bpf: Option<Bpf>,
+    pub engine: Engine,
+    cgroup: PathBuf,
+    own_cgroup: Option<PathBuf>,
+    root: PathBuf,
+    rmem_restore: Option<String>,
+}
+
+impl BpfSession {
+    /// Removes leftovers of killed instances (saying so), attaches the
+    /// program, installs the signal handlers.
+    pub fn start(cfg: &AgentConfig, scope: Scope, uplink: bool) -> Result<BpfSession, AgentError> {
+        bpf_available()?;
+        let root = bpf::cgroup2_root()?;
+        for m in bpf::remove_leftovers().into_iter().chain(remove_leftover_cgroups(&root)) {
+            eprintln!("rtac: {m}");
+        }
+        let (cgroup, own_cgroup, name) = match scope {
+            Scope::NewCgroup => {
+                let cg = run_cgroups(&root).join(format!("run-{}", std::process::id()));
+                std::fs::create_dir_all(&cg).map_err(AgentError::io(format!("cannot create cgroup {}", cg.display())))?;
+                (cg.clone(), Some(cg), "run")
+            }
+            Scope::Existing(cg) => (cg, None, "daemon"),
+        };
+        // The controller's window before any measurement (init_rwnd for
+        // RTAC, DRWA and Auto-tuning; the fixed window for static).
+        let initial = cfg.controller(rtac_core::DEFAULT_MSS)?.rwnd().map_or(0, |w| w.min(u32::MAX as u64) as u32);
+        let mut bpf = match Bpf::attach(&cgroup, name, uplink, initial) {
+            Ok(b) => b,
+            Err(e) => {
+                if let Some(cg) = &own_cgroup {
+                    let _ = remove_cgroup(cg, &root);
+                }
+                return Err(e.into());
+            }
+        };
+        install_signal_handlers();
+        if own_cgroup.is_none() {
+            if let Err(e) = bpf.adopt() {
+                eprintln!("rtac: warning: sockets opened before the start are not controlled: {e}");
+            }
+        }
+        let log = match &cfg.log {
+            Some(p) => Some(Arc::new(LogSink::open(p, cfg.t0)?)),
+            None => None,
+        };
+        let rmem_restore = raise_buffer_limit(cfg);
+        let engine = Engine::new(cfg.clone(), log);
+        let engine = if uplink { engine.with_uplink() } else { engine };
+        Ok(BpfSession { bpf: Some(bpf), engine, cgroup, own_cgroup, root, rmem_restore })
+    }
+
+    /// Starts `cmd` inside the session's own cgroup.
+    pub fn spawn(&mut self, mut cmd: Command) -> std::io::Result<Child> {
+        let procs = std::ffi::CString::new(self.cgroup.join("cgroup.procs").into_os_string().into_encoded_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        // SAFETY: between fork and exec only async-signal-safe calls (open,
+        // write, close) on memory prepared before the fork.
+        unsafe {
+            cmd.pre_exec(move || {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                libc::close(fd);
+                Ok(())
+            });
+        }
+        Child::spawn(cmd)
+    }
+
+    /// Controls sockets until `child` ends (its exit status), or, with no
+    /// child, until a signal arrives (0). Signals are passed on to the child.
+    /// `tick` runs after every poll (at least every `bpf::HEARTBEAT`).
+    pub fn run_until(&mut self, child: Option<&Child>, tick: &mut dyn FnMut(&Engine)) -> Result<i32, AgentError> {
+        let bpf = self.bpf.as_mut().expect("running session");
+        loop {
+            bpf.poll(&mut self.engine)?;
+            tick(&self.engine);
+            match (take_signal(), child) {
+                (Some(s), Some(c)) => c.signal(s),
+                (Some(_), None) => return Ok(0),
+                _ => {}
+            }
+            if let Some(code) = child.and_then(Child::try_wait) {
+                return Ok(code);
+            }
+        }
+    }
+
+    /// One line on what the session controlled, its control lag and the
+    /// CPU time this process used.
+    pub fn summary(&self) -> String {
+        let adopted = self.engine.adopted;
+        let lag = self.bpf.as_ref().map(|b| b.lags());
+        let lag = match lag.and_then(|l| l.quantiles().map(|q| (q, l.count, l.kept()))) {
+            Some(((med, p99), n, kept)) => format!(
+                "; control lag median {med} us, p99 {p99} us over {} samples{}",
+                kept,
+                if n > kept as u64 { format!(" (the last of {n})") } else { String::new() }
+            ),
+            None => String::new(),
+        };
+        format!(
+            "bpf mode controlled {} TCP connection(s) in cgroup {}{}{lag}; CPU {:.3} s",
+            self.engine.seen,
+            self.cgroup.display(),
+            if adopted > 0 { format!(" ({adopted} of them open before the start)") } else { String::new() },
+            process_cpu_s()
+        )
+    }
+
+    /// Teardown: every socket gets its kernel window back, the program is
+    /// detached and unpinned, the session's own cgroup removed, a raised
+    /// buffer limit restored. Errors are reported, not returned: teardown
+    /// goes on.
+    pub fn stop(mut self) {
+        if let Some(bpf) = self.bpf.take() {
+            if let Err(e) = bpf.release() {
+                eprintln!("rtac: teardown: {e}");
+            }
+        }
+        if let Some(cg) = &self.own_cgroup {
+            if let Err(e) = remove_cgroup(cg, &self.root) {
+                eprintln!("rtac: teardown: cannot remove cgroup {}: {e}", cg.display());
+            }
+        }
+        if let Some(old) = self.rmem_restore.take() {
+            if std::fs::write("/proc/sys/net/ipv4/tcp_rmem", &old).is_ok() {
+                eprintln!("rtac: restored net.ipv4.tcp_rmem to \"{old}\"");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elf_headers_tell_static_from_dynamic() {
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        assert_eq!(elf_linking(&me), Linking::Dynamic);
+        // The same headers without PT_INTERP: turn that entry into PT_NULL.
+        let mut stat = me.clone();
+        let phoff = u64::from_le_bytes(me[0x20..0x28].try_into().unwrap()) as usize;
+        let (size, n) = (u16::from_le_bytes([me[0x36], me[0x37]]) as usize, u16::from_le_bytes([me[0x38], me[0x39]]));
+        for i in 0..n as usize {
+            let o = phoff + i * size;
+            if stat[o..o + 4] == 3u32.to_le_bytes() {
+                stat[o..o + 4].copy_from_slice(&0u32.to_le_bytes());
+            }
+        }
+        assert_eq!(elf_linking(&stat), Linking::Static);
+        assert_eq!(elf_linking(b"#!/bin/sh\n"), Linking::Unknown);
+        assert_eq!(elf_linking(&me[..0x30]), Linking::Unknown);
+        assert_eq!(linking("sh"), Linking::Dynamic);
+        assert_eq!(linking("/nonexistent/prog"), Linking::Unknown);
+    }
+}

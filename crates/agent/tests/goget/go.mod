@@ -1,0 +1,3 @@
+module rtac/goget
+
+go 1.19

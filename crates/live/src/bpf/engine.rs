@@ -1,0 +1,306 @@
+//! User space's half of the BPF mode, without any BPF: turns the samples
+//! the sock_ops program sends into controller steps (the same [`Stepper`]
+//! as the socket driver) and tells what to write into the `clamps` map.
+
+use super::abi::{Clamp, Sample, SAMPLE_ADOPTED, SAMPLE_CLOSED};
+use crate::config::AgentConfig;
+use crate::error::AgentError;
+use crate::log::{LogSink, Row};
+use crate::step::{KernelSample, Stepper};
+use crate::StepReport;
+use rtac_core::time::{Duration, Instant};
+use rtac_core::DEFAULT_MSS;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// The largest TCP_WINDOW_CLAMP the program can write (a u32 in the map).
+const MAX_CLAMP: u64 = u32::MAX as u64;
+
+/// What to do with the `clamps` map after a sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Action {
+    Set(u64, Clamp),
+    Remove(u64),
+}
+
+/// One controlled connection.
+pub struct Flow {
+    stepper: Stepper,
+    copied_seq: u32,
+    pub conn: u64,
+    pub peer: Option<SocketAddr>,
+    pub adopted: bool,
+    pub mss: u32,
+    pub last: Option<StepReport>,
+    pub bytes: u64,
+    /// Uplink: the same controller kind on the sending side, fed with the
+    /// bytes the peer acknowledged and the sender's RTT; its window bounds
+    /// the congestion window.
+    up: Option<Uplink>,
+}
+
+struct Uplink {
+    stepper: Stepper,
+    bytes_acked: u64,
+    /// The last congestion-window clamp, packets.
+    cwnd_clamp: u32,
+}
+
+/// The smallest congestion-window clamp the uplink sets, in packets (a
+/// window below 4 segments stalls loss recovery).
+pub const MIN_CWND_CLAMP: u32 = 4;
+
+/// A connection joins the uplink control once its peer has acknowledged
+/// this much: a bulk upload, not a request.
+pub const UPLINK_MIN_BYTES: u64 = 256 * 1024;
+
+/// Every connection the program reported, by socket cookie.
+pub struct Engine {
+    cfg: AgentConfig,
+    log: Option<Arc<LogSink>>,
+    flows: BTreeMap<u64, Flow>,
+    next_conn: u64,
+    /// Connections seen so far (open and closed).
+    pub seen: u64,
+    /// Of those, the ones open before the program was attached.
+    pub adopted: u64,
+    /// Whether sending sockets are bounded too (`--uplink`).
+    uplink: bool,
+}
+
+fn mss_of(s: &Sample) -> u32 {
+    if s.rcv_mss > 536 {
+        s.rcv_mss
+    } else {
+        DEFAULT_MSS
+    }
+}
+
+/// The handshake RTT as a first sample, rounded up to a whole millisecond:
+/// with Linux's millisecond TCP timestamps the receiver's RTT samples are
+/// whole milliseconds (see `driver.rs`).
+fn handshake_rtt(s: &Sample) -> Option<Duration> {
+    (s.min_rtt_us > 0 && s.min_rtt_us != u32::MAX)
+        .then(|| Duration::from_micros((s.min_rtt_us as u64).div_ceil(1000) * 1000))
+}
+
+impl Engine {
+    pub fn new(cfg: AgentConfig, log: Option<Arc<LogSink>>) -> Engine {
+        Engine { cfg, log, flows: BTreeMap::new(), next_conn: 1, seen: 0, adopted: 0, uplink: false }
+    }
+
+    /// Bounds sending sockets' congestion windows too.
+    pub fn with_uplink(mut self) -> Engine {
+        self.uplink = true;
+        self
+    }
+
+    /// The uplink step: the controller on the sending side, its window as
+    /// a congestion-window clamp in packets (0: none yet).
+    fn step_uplink(&mut self, cookie: u64, now: Instant, s: &Sample) -> Result<(u32, Option<Duration>), AgentError> {
+        let flow = self.flows.get_mut(&cookie).expect("known flow");
+        if flow.up.is_none() {
+            if s.bytes_acked < UPLINK_MIN_BYTES || s.mss_cache == 0 {
+                return Ok((0, None));
+            }
+            let mut stepper = Stepper::new(self.cfg.controller(s.mss_cache)?);
+            if let Some(rtt) = handshake_rtt(s) {
+                stepper.seed_rtt(now, rtt);
+            }
+            flow.up = Some(Uplink { stepper, bytes_acked: s.bytes_acked, cwnd_clamp: 0 });
+        }
+        let up = flow.up.as_mut().expect("set above");
+        let bytes = s.bytes_acked.saturating_sub(up.bytes_acked);
+        up.bytes_acked = s.bytes_acked;
+        let srtt = match s.srtt_us8 >> 3 {
+            0 => None,
+            us => Some(Duration::from_micros(us as u64)),
+        };
+        let d = up.stepper.step(now, bytes, KernelSample { rcv_rtt: srtt, data_segs_in: None });
+        if let Some(w) = d.rwnd {
+            up.cwnd_clamp = (w.div_ceil(s.mss_cache.max(1) as u64)).clamp(MIN_CWND_CLAMP as u64, u32::MAX as u64) as u32;
+        }
+        Ok((up.cwnd_clamp, Some(d.interval)))
+    }
+
+    pub fn flows(&self) -> impl Iterator<Item = (&u64, &Flow)> {
+        self.flows.iter()
+    }
+
+    /// Handles one sample; returns the map update it calls for.
+    pub fn on_sample(&mut self, s: &Sample) -> Result<Option<Action>, AgentError> {
+        let now = Instant::from_nanos(s.t_ns);
+        if s.flags & SAMPLE_CLOSED != 0 {
+            return Ok(self.flows.remove(&s.cookie).map(|_| Action::Remove(s.cookie)));
+        }
+        if !self.flows.contains_key(&s.cookie) {
+            let mss = mss_of(s);
+            let mut stepper = Stepper::new(self.cfg.controller(mss)?);
+            if let Some(rtt) = handshake_rtt(s) {
+                stepper.seed_rtt(now, rtt);
+            }
+            stepper.start_at(Some(s.data_segs_in));
+            let flow = Flow {
+                stepper,
+                copied_seq: s.copied_seq,
+                conn: self.next_conn,
+                peer: s.peer(),
+                adopted: s.flags & SAMPLE_ADOPTED != 0,
+                mss,
+                last: None,
+                bytes: 0,
+                up: None,
+            };
+            self.next_conn += 1;
+            self.seen += 1;
+            self.adopted += flow.adopted as u64;
+            self.flows.insert(s.cookie, flow);
+        }
+        let flow = self.flows.get_mut(&s.cookie).expect("inserted above");
+        // Bytes the program read since the last sample: copied_seq moves
+        // as data is copied to user space (RTAC Alg. 1 "on copying data").
+        let bytes = s.copied_seq.wrapping_sub(flow.copied_seq) as u64;
+        flow.copied_seq = s.copied_seq;
+        flow.bytes += bytes;
+        let rcv_rtt = match s.rcv_rtt_us8 >> 3 {
+            0 => None,
+            us => Some(Duration::from_micros(us as u64)),
+        };
+        let d = flow.stepper.step(now, bytes, KernelSample { rcv_rtt, data_segs_in: Some(s.data_segs_in) });
+        let report = StepReport {
+            t: now,
+            rtt: d.state.rtt,
+            rtt_min: d.state.rtt_min,
+            window_bytes: d.state.window_bytes,
+            rwnd: d.rwnd,
+            kernel_rcv_rtt: rcv_rtt,
+            read_bytes: bytes,
+            reads: 0,
+        };
+        flow.last = Some(report);
+        if let Some(log) = &self.log {
+            // A log that cannot be written loses rows, not control.
+            let _ = log.write(&Row {
+                t: now,
+                fd: -1,
+                conn: flow.conn,
+                peer: flow.peer.as_ref(),
+                rtt: report.rtt,
+                rtt_min: report.rtt_min,
+                window_bytes: report.window_bytes,
+                rwnd_bytes: report.rwnd,
+                kernel_rcv_rtt: rcv_rtt,
+                read_bytes: bytes,
+                reads: 0,
+            });
+        }
+        let clamp = d.rwnd.map_or(0, |w| w.clamp(1, MAX_CLAMP) as u32);
+        let mut interval = d.interval;
+        let mut cwnd_clamp = 0;
+        if self.uplink {
+            let (c, up_interval) = self.step_uplink(s.cookie, now, s)?;
+            cwnd_clamp = c;
+            interval = up_interval.map_or(interval, |u| u.min(interval));
+        }
+        Ok(Some(Action::Set(s.cookie, Clamp { clamp, cwnd_clamp, interval_ns: interval.as_nanos() })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bpf::abi::SAMPLE_NEW;
+    use rtac_core::controller::Controller;
+
+    fn sample(cookie: u64, t_ms: u64, copied: u32, rtt_ms: u32, segs: u32, flags: u32) -> Sample {
+        Sample {
+            cookie,
+            t_ns: t_ms * 1_000_000,
+            copied_seq: copied,
+            rcv_rtt_us8: rtt_ms * 1000 * 8,
+            data_segs_in: segs,
+            rcv_mss: 1448,
+            flags,
+            min_rtt_us: 50_000,
+            ..Sample::default()
+        }
+    }
+
+    #[test]
+    fn samples_drive_the_same_controller_as_the_socket_driver() {
+        let cfg = AgentConfig::new("rtac", &["bdp=100"]).unwrap();
+        let mut e = Engine::new(cfg.clone(), None);
+        // The reference: the shared stepper fed by hand the same way.
+        let mut reference = Stepper::new(cfg.controller(1448).unwrap());
+        reference.seed_rtt(Instant::from_nanos(0), Duration::from_millis(50));
+        reference.start_at(Some(0));
+        let mut copied = 0u32;
+        for i in 0..200u64 {
+            let segs = (i * 30) as u32;
+            let s = sample(7, i * 60, copied, 60 + (i % 7) as u32, segs, if i == 0 { SAMPLE_NEW } else { 0 });
+            let a = e.on_sample(&s).unwrap().unwrap();
+            let step_bytes = if i == 0 { 0 } else { 30 * 1448 };
+            let want = reference.step(
+                Instant::from_nanos(s.t_ns),
+                step_bytes,
+                KernelSample { rcv_rtt: Some(Duration::from_micros((s.rcv_rtt_us8 >> 3) as u64)), data_segs_in: Some(segs) },
+            );
+            match a {
+                Action::Set(7, c) => {
+                    assert_eq!(Some(c.clamp as u64), want.rwnd, "step {i}");
+                    assert_eq!(c.interval_ns, want.interval.as_nanos());
+                }
+                other => panic!("{other:?}"),
+            }
+            copied = copied.wrapping_add(30 * 1448);
+        }
+        let flow = e.flows().next().unwrap().1;
+        assert_eq!(flow.bytes, 199 * 30 * 1448);
+        assert!(flow.stepper.controller().rwnd().is_some());
+        let closed = e.on_sample(&sample(7, 20_000, copied, 60, 0, SAMPLE_CLOSED)).unwrap();
+        assert_eq!(closed, Some(Action::Remove(7)));
+        assert_eq!(e.flows().count(), 0);
+        assert_eq!(e.seen, 1);
+    }
+
+    #[test]
+    fn the_uplink_bounds_a_bulk_senders_window_from_its_rtt() {
+        let cfg = AgentConfig::new("rtac", &["bdp=80"]).unwrap();
+        let mut e = Engine::new(cfg.clone(), None).with_uplink();
+        let mut without = Engine::new(cfg, None);
+        let mut acked = 0u64;
+        let mut last = None;
+        for i in 0..300u64 {
+            // A sender whose RTT has grown to 4x its minimum: a bloated uplink.
+            let mut s = sample(3, i * 50, 0, 0, 0, if i == 0 { SAMPLE_NEW } else { 0 });
+            s.bytes_acked = acked;
+            s.srtt_us8 = 200_000 * 8;
+            s.mss_cache = 1448;
+            acked += 100 * 1448;
+            last = e.on_sample(&s).unwrap();
+            match without.on_sample(&s).unwrap() {
+                Some(Action::Set(_, c)) => assert_eq!(c.cwnd_clamp, 0, "no uplink control without --uplink"),
+                other => panic!("{other:?}"),
+            }
+        }
+        match last {
+            Some(Action::Set(3, c)) => {
+                // The sender had 400 packets in flight per 200 ms RTT; RTAC
+                // bounds it near the path's BDP (80 packets), not there.
+                assert!(c.cwnd_clamp >= MIN_CWND_CLAMP && c.cwnd_clamp as f64 <= 1.5 * 80.0, "{c:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn copied_seq_wraps_and_none_clears_the_clamp() {
+        let cfg = AgentConfig::new("none", &[] as &[&str]).unwrap();
+        let mut e = Engine::new(cfg, None);
+        e.on_sample(&sample(1, 0, u32::MAX - 99, 10, 0, SAMPLE_NEW)).unwrap();
+        let a = e.on_sample(&sample(1, 10, 100, 10, 5, 0)).unwrap();
+        assert!(matches!(a, Some(Action::Set(1, Clamp { clamp: 0, .. }))), "{a:?}");
+        assert_eq!(e.flows().next().unwrap().1.bytes, 200);
+    }
+}

@@ -10,8 +10,8 @@
 //! It writes `report.md`, `report.html`, `claims.json` and `plots/` to an
 //! output directory.
 
-pub mod report;
 mod repeat;
+pub mod report;
 mod runner;
 pub mod stats;
 pub mod studies;
@@ -89,10 +89,7 @@ impl<'a> Results<'a> {
 
     /// Job `key`'s result in every seed (for error bars and pooled plots).
     pub fn across(&self, key: &str) -> Result<Vec<&'a RunResult>, StudyError> {
-        self.seeds
-            .iter()
-            .map(|s| s.get(key).ok_or_else(|| StudyError(format!("no result for job {key:?}"))))
-            .collect()
+        self.seeds.iter().map(|s| s.get(key).ok_or_else(|| StudyError(format!("no result for job {key:?}")))).collect()
     }
 
     /// Whether job `key` ran.

@@ -80,7 +80,8 @@ fn merge_table(passes: &[Analysis]) -> Vec<Vec<String>> {
             row.iter()
                 .enumerate()
                 .map(|(j, cell)| {
-                    let xs: Option<Vec<f64>> = passes.iter().map(|a| a.table[i][j].trim().parse::<f64>().ok()).collect();
+                    let xs: Option<Vec<f64>> =
+                        passes.iter().map(|a| a.table[i][j].trim().parse::<f64>().ok()).collect();
                     match xs {
                         Some(xs) if i > 0 && xs.iter().any(|x| *x != xs[0]) => {
                             let (m, ci) = mean_ci(&xs);

@@ -16,7 +16,13 @@ pub enum Progress {
 /// Runs the jobs of `studies` for each of `seeds` on `threads` threads;
 /// returns each study's runs by seed, in the order of `studies` and
 /// `seeds`. Results do not depend on `threads`.
-pub fn run_jobs(studies: &[Study], quick: bool, seeds: &[u64], threads: usize, progress: Progress) -> Vec<Vec<SeedRuns>> {
+pub fn run_jobs(
+    studies: &[Study],
+    quick: bool,
+    seeds: &[u64],
+    threads: usize,
+    progress: Progress,
+) -> Vec<Vec<SeedRuns>> {
     let jobs: Vec<(usize, usize, Job)> = studies
         .iter()
         .enumerate()

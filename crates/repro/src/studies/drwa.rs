@@ -114,7 +114,6 @@ pub(crate) fn bdp_kb(net: &Net, rtt_ms: u64) -> f64 {
     net.kbps as f64 * rtt_ms as f64 / 8.0 / 1024.0
 }
 
-
 // ---- Fig. 9/11: a static tcp_rmem_max ----------------------------------------
 
 /// The paper's tcp_rmem_max values of Fig. 9 and 11 together, bytes.
@@ -596,7 +595,10 @@ fn fig17(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
                 paper_cut * 100.0
             ),
             &[("static_rtt_ms", n.4), ("drwa_rtt_ms", n.5), ("rtt_cut", cut), ("throughput_ratio", ratio)],
-            vec![Check::within("rtt_cut", paper_cut - 0.15, paper_cut + 0.15), Check::at_least("throughput_ratio", 0.95)],
+            vec![
+                Check::within("rtt_cut", paper_cut - 0.15, paper_cut + 0.15),
+                Check::at_least("throughput_ratio", 0.95),
+            ],
             format!(
                 "RTT_min {} ms: the static window holds the RTT at {:.0} ms (window / rate), DRWA at {:.0} ms (about \
                  lambda = 3 RTT_min, where lambda RTT_min / RTT_est = 1), {:.0} % less, at {:.0} % of the \

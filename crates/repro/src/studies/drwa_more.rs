@@ -24,7 +24,8 @@ pub(crate) fn studies() -> Vec<Study> {
         Study {
             id: "drwa-fig14",
             source: "DRWA Fig. 14",
-            title: "The impact of lambda (2, 3, 4) on throughput and RTT over HSPA+, EVDO and LTE with a fading channel",
+            title:
+                "The impact of lambda (2, 3, 4) on throughput and RTT over HSPA+, EVDO and LTE with a fading channel",
             jobs: fig14_jobs,
             analyse: fig14,
         },
@@ -64,7 +65,8 @@ fn fig13_jobs(quick: bool, _seed: u64) -> Vec<Job> {
 }
 
 fn fig13(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
-    let mut table = vec![vec!["buffer".into(), "receiver".into(), "Mbit/s".into(), "mean RTT ms".into(), "drops".into()]];
+    let mut table =
+        vec![vec!["buffer".into(), "receiver".into(), "Mbit/s".into(), "mean RTT ms".into(), "drops".into()]];
     let mut m = std::collections::BTreeMap::new();
     for (key, _) in BUFFERS {
         for rx in ["static", "drwa"] {
@@ -85,10 +87,17 @@ fn fig13(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
         let chart = BarChart::new(format!("Wi-Fi, {metric}: static limit vs DRWA (mean, 95 % CI)"))
             .categories(BUFFERS.map(|b| format!("buffer: {}", b.0)))
             .y_label(metric, unit);
-        let chart = error_bars(r, chart, &named(&["static", "drwa"]), &BUFFERS.map(|b| b.0), |rx, key| format!("{key}/{rx}"), |run| {
-            let f = flow(run, 0)?;
-            Ok(if tag == "rtt" { f.rtt_mean_ms } else { f.throughput_mbps })
-        })?;
+        let chart = error_bars(
+            r,
+            chart,
+            &named(&["static", "drwa"]),
+            &BUFFERS.map(|b| b.0),
+            |rx, key| format!("{key}/{rx}"),
+            |run| {
+                let f = flow(run, 0)?;
+                Ok(if tag == "rtt" { f.rtt_mean_ms } else { f.throughput_mbps })
+            },
+        )?;
         plots.save(&chart, &format!("drwa-fig13-{tag}"), &mut out)?;
     }
     let v = |k, rx| m.get(&(k, rx)).copied().unwrap_or((f64::NAN, f64::NAN));
@@ -174,10 +183,17 @@ fn fig14(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
             .categories(NETS.map(|n| n.name))
             .y_label(metric, unit);
         let series: Vec<(String, String)> = LAMBDAS.iter().map(|l| (format!("lambda = {l}"), l.to_string())).collect();
-        let chart = error_bars(r, chart, &series, &NETS.map(|n| n.key), |l, net| format!("{net}/{l}"), |run| {
-            let f = flow(run, 0)?;
-            Ok(if tag == "rtt" { f.rtt_mean_ms } else { f.throughput_mbps })
-        })?;
+        let chart = error_bars(
+            r,
+            chart,
+            &series,
+            &NETS.map(|n| n.key),
+            |l, net| format!("{net}/{l}"),
+            |run| {
+                let f = flow(run, 0)?;
+                Ok(if tag == "rtt" { f.rtt_mean_ms } else { f.throughput_mbps })
+            },
+        )?;
         plots.save(&chart, &format!("drwa-fig14-{tag}"), &mut out)?;
     }
     let claims = vec![

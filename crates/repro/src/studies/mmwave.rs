@@ -22,7 +22,6 @@ use rtac_plot::{Axis, BarChart, SweepChart, SweepPoint, TimeSeriesChart};
 use rtac_sim::tcp::receiver::window_scale;
 use rtac_sim::{CcKind, ControllerChoice, FlowSpec, RunResult, Scenario};
 
-
 const SRC: &str = "mmWave DRW (Zhang et al., NYU)";
 
 /// The buffer limit (tcp_rmem_max) of a receiver running `c`, if it has
@@ -215,7 +214,6 @@ fn blockages(sc: &Scenario, id: usize) -> Vec<(f64, f64)> {
     }
     out
 }
-
 
 /// A throughput-vs-delay chart: one point per scheme.
 fn tradeoff(title: String, pts: &[(&str, f64, f64)]) -> SweepChart {
@@ -810,7 +808,9 @@ fn fig4(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
             table.push(vec![gname.into(), legend.into(), format!("{t:.0}"), fmt1(d), fmt1(p), fmt1(peak)]);
             pts.push((legend, d, t));
         }
-        plots.save(&tradeoff(format!("{gname}: average throughput vs delay"), &pts), &format!("mmwave-fig4-{gkey}"),
+        plots.save(
+            &tradeoff(format!("{gname}: average throughput vs delay"), &pts),
+            &format!("mmwave-fig4-{gkey}"),
             &mut out,
         )?;
         let (dt, cd, drw) = (pts[0], pts[1], pts[2]);

@@ -1,5 +1,6 @@
 //! The studies, one file per source paper, and what they share.
 
+mod bdp_error;
 mod drwa;
 mod drwa_more;
 mod mmwave;
@@ -25,12 +26,14 @@ pub(crate) fn all() -> Vec<crate::Study> {
     v.extend(mmwave::studies());
     v.extend(tcpgt::studies());
     v.extend(tcpgt_more::studies());
+    v.extend(bdp_error::studies());
     v
 }
 
-
 /// The scenario library, embedded so the binary runs anywhere.
 pub(crate) mod library {
+    /// A Mahimahi trace (`traces/mahimahi/README.md`: origin and licence).
+    pub const VERIZON_LTE_DOWN: &str = include_str!("../../../../traces/mahimahi/Verizon-LTE-short.down");
     pub const RTAC_LTE_SINGLE: &str = include_str!("../../../../scenarios/rtac-lte-single.toml");
     pub const RTAC_WIFI_SINGLE: &str = include_str!("../../../../scenarios/rtac-wifi-single.toml");
     pub const RTAC_WIFI_DC: &str = include_str!("../../../../scenarios/rtac-wifi-dc.toml");

@@ -278,7 +278,11 @@ fn fig6(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
                     paper[0].1,
                     paper[i].0 / paper[0].0 * 100.0,
                     CUT_TOLERANCE * 100.0,
-                    if who == "rtac" && net == "lte" { "; a lower RTT than DRWA's, as the paper's 71 vs 89 ms" } else { "" }
+                    if who == "rtac" && net == "lte" {
+                        "; a lower RTT than DRWA's, as the paper's 71 vs 89 ms"
+                    } else {
+                        ""
+                    }
                 ),
                 &measured,
                 checks,
@@ -501,7 +505,11 @@ fn fig8(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
             &[("ratio", rtac), ("control_drwa_ratio", drwa)],
             vec![Check::within("ratio", 0.9, 1.1), Check::at_most("control_drwa_ratio", 0.9)],
             if rtac >= 0.9 {
-                format!("RTAC's client gets {:.0} % of the Auto-tuning client's throughput, DRWA's {:.0} %.", rtac * 100.0, drwa * 100.0)
+                format!(
+                    "RTAC's client gets {:.0} % of the Auto-tuning client's throughput, DRWA's {:.0} %.",
+                    rtac * 100.0,
+                    drwa * 100.0
+                )
             } else {
                 shared_queue_reason(&sc, get(r, &format!("{net}/rtac"))?, 1, 0, base_rtt_ms(&sc, 1))?
             },

@@ -41,7 +41,8 @@ fn fig1(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
         return Err(StudyError("no samples with the receiver's estimates after the warm-up".into()));
     }
     let n = pts.len() as f64;
-    let mean = |g: &dyn Fn(&(&rtac_sim::FlowSample, u64, rtac_core::Duration)) -> f64| pts.iter().map(g).sum::<f64>() / n;
+    let mean =
+        |g: &dyn Fn(&(&rtac_sim::FlowSample, u64, rtac_core::Duration)) -> f64| pts.iter().map(g).sum::<f64>() / n;
     let sender_w = mean(&|p| p.0.in_flight as f64);
     let rx_w = mean(&|p| p.1 as f64);
     let (srtt, rx_rtt) = (mean(&|p| p.0.srtt.as_millis_f64()), mean(&|p| p.2.as_millis_f64()));
@@ -56,10 +57,21 @@ fn fig1(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
         .x_label("time", "s")
         .y_label("window", "packets")
         .y2_label("RTT", "ms")
-        .series("sender: packets in flight", pts.iter().step_by(step).map(|p| (p.0.t.as_secs_f64(), p.0.in_flight as f64 / mss)))
+        .series(
+            "sender: packets in flight",
+            pts.iter().step_by(step).map(|p| (p.0.t.as_secs_f64(), p.0.in_flight as f64 / mss)),
+        )
         .series("receiver: window estimate", pts.iter().step_by(step).map(|p| (p.0.t.as_secs_f64(), p.1 as f64 / mss)))
-        .series_on("sender: smoothed RTT", rtac_plot::Axis::Right, pts.iter().step_by(step).map(|p| (p.0.t.as_secs_f64(), p.0.srtt.as_millis_f64())))
-        .series_on("receiver: RTT estimate", rtac_plot::Axis::Right, pts.iter().step_by(step).map(|p| (p.0.t.as_secs_f64(), p.2.as_millis_f64())));
+        .series_on(
+            "sender: smoothed RTT",
+            rtac_plot::Axis::Right,
+            pts.iter().step_by(step).map(|p| (p.0.t.as_secs_f64(), p.0.srtt.as_millis_f64())),
+        )
+        .series_on(
+            "receiver: RTT estimate",
+            rtac_plot::Axis::Right,
+            pts.iter().step_by(step).map(|p| (p.0.t.as_secs_f64(), p.2.as_millis_f64())),
+        );
     let mut out = Vec::new();
     plots.save(&chart, "rtac-fig1-lte", &mut out)?;
     let claims = vec![

@@ -69,10 +69,17 @@ fn single(r: &Results, plots: &Plots, net: &str) -> Result<Analysis, StudyError>
         let chart = BarChart::new(format!("{name}: one flow, {metric} by sender (mean, 95 % CI)"))
             .categories(SENDERS)
             .y_label(metric, unit);
-        let chart = error_bars(r, chart, &named(&RECEIVERS), &SENDERS, |rx, s| format!("{s}/{rx}"), |run| {
-            let f = flow(run, 0)?;
-            Ok(if tag == "throughput" { f.throughput_mbps } else { f.rtt_mean_ms })
-        })?;
+        let chart = error_bars(
+            r,
+            chart,
+            &named(&RECEIVERS),
+            &SENDERS,
+            |rx, s| format!("{s}/{rx}"),
+            |run| {
+                let f = flow(run, 0)?;
+                Ok(if tag == "throughput" { f.throughput_mbps } else { f.rtt_mean_ms })
+            },
+        )?;
         plots.save(&chart, &format!("{fig}-{tag}"), &mut out)?;
     }
     let at = |s: &'static str, rx: &'static str| m.get(&(s, rx)).copied().unwrap_or((f64::NAN, f64::NAN));
@@ -203,7 +210,14 @@ fn fig13(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
             .y_label("Throughput", "Mbit/s");
         for (i, rx) in RECEIVERS.iter().enumerate() {
             let one = [(rx.to_string(), String::new())];
-            chart = error_bars(r, chart, &one, &SENDERS, |_, s| format!("{net}/{s}"), |run| Ok(flow(run, i)?.throughput_mbps))?;
+            chart = error_bars(
+                r,
+                chart,
+                &one,
+                &SENDERS,
+                |_, s| format!("{net}/{s}"),
+                |run| Ok(flow(run, i)?.throughput_mbps),
+            )?;
         }
         plots.save(&chart, &format!("rtac-fig13-{net}"), &mut out)?;
         // Wi-Fi: the paper's DRWA range 15-37 %; LTE: "much lower throughput".
@@ -243,8 +257,9 @@ fn fig13(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
         claims,
         plots: out,
         table,
-        notes: "The three-receiver DC and IC cases of rtac-fig9 with each sender. Vegas is excluded from the claims as \
+        notes:
+            "The three-receiver DC and IC cases of rtac-fig9 with each sender. Vegas is excluded from the claims as \
                 in the paper: a delay-based sender yields to loss-based competitors whatever its receiver does."
-            .into(),
+                .into(),
     })
 }

@@ -175,7 +175,8 @@ fn fig8_scenario(seed: u64, quick: bool) -> Scenario {
     // The ten long flows start uniformly within the first second.
     let mut starts: Vec<f64> = (0..10).map(|_| rng.next_f64()).collect();
     starts.extend(std::iter::repeat(JOIN_S as f64).take(100));
-    let mut sc = dumbbell(Bandwidth::from_mbps(FIG8_MBPS), &[40; 110], &[0; 110], CcKind::TcpGt, Duration::from_secs(end));
+    let mut sc =
+        dumbbell(Bandwidth::from_mbps(FIG8_MBPS), &[40; 110], &[0; 110], CcKind::TcpGt, Duration::from_secs(end));
     for (f, &s) in sc.flows.iter_mut().zip(&starts) {
         f.start = Duration::from_secs_f64(s);
     }
@@ -217,7 +218,11 @@ fn fig8(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
             .series_on(
                 "queue (packets)",
                 rtac_plot::Axis::Right,
-                s.links.iter().filter(|x| x.link == 0).step_by(step).map(|x| (x.t.as_secs_f64(), x.queue_packets as f64)),
+                s.links
+                    .iter()
+                    .filter(|x| x.link == 0)
+                    .step_by(step)
+                    .map(|x| (x.t.as_secs_f64(), x.queue_packets as f64)),
             )
             .y2_label("Queue", "packets");
         plots.save(&ts, "tcpgt-fig8", &mut out)?;
@@ -252,9 +257,10 @@ fn fig8(r: &Results, plots: &Plots) -> Result<Analysis, StudyError> {
         claims,
         plots: out,
         table: Vec::new(),
-        notes: "500 Mbit/s, RTT 40 ms, a buffer of one BDP at 40 ms; the ten long flows start at seeded offsets within \
+        notes:
+            "500 Mbit/s, RTT 40 ms, a buffer of one BDP at 40 ms; the ten long flows start at seeded offsets within \
                 the first second, as in the paper. Phases: 20-50 s, 60-100 s and 110 s to the end."
-            .into(),
+                .into(),
     })
 }
 
@@ -305,7 +311,13 @@ fn fig12_jobs(quick: bool, seed: u64) -> Vec<Job> {
     let mut jobs = Vec::new();
     for &n in sessions(quick) {
         for (key, cc) in [("tcp-gt", CcKind::TcpGt), ("cubic", CcKind::Cubic)] {
-            let mut sc = dumbbell(Bandwidth::from_mbps(FIG12_MBPS), &[40; LONG_FLOWS], &[0; LONG_FLOWS], cc, Duration::from_secs(d));
+            let mut sc = dumbbell(
+                Bandwidth::from_mbps(FIG12_MBPS),
+                &[40; LONG_FLOWS],
+                &[0; LONG_FLOWS],
+                cc,
+                Duration::from_secs(d),
+            );
             let proto = sc.flows[0].clone();
             for (start, bytes) in web_objects(seed, n, 1.0, d as f64 - 2.0) {
                 let mut f = proto.clone();

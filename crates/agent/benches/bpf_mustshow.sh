@@ -11,12 +11,13 @@
 # of the same receiver just before.
 #
 #   crates/agent/benches/bpf_mustshow.sh [RUNS] [RTAC_PARAMS]
-# RTAC_PARAMS default: bdp=84 (20 Mbit/s x 50.2 ms idle RTT / 1500 B).
+# RTAC_PARAMS default: none, the self-tuning RTAC; bdp=84 (20 Mbit/s x
+# 50.2 ms idle RTT / 1500 B) gives the paper's fixed-K RTAC for this path.
 # Needs target/release/{rtac-emu,rtac-dev} (cargo build --release -p rtac-emu -p rtac-agent), cc, go.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 RUNS=${1:-3}
-PARAMS=${2:-bdp=84}
+PARAMS=${2:-}
 BIN=$PWD/target/release
 W=$(mktemp -d /tmp/rtac-mustshow.XXXX)
 head -c $((24 << 20)) /dev/urandom > "$W/f.bin"
@@ -70,7 +71,7 @@ DAEMON=""
 for i in $(seq "$RUNS"); do
   base=$(one "$W/recv \$RTAC_SERVER 8080 /f.bin" "")
   report static none "" "$base"
-  ctl=$(one "$W/recv \$RTAC_SERVER 8080 /f.bin" "$BIN/rtac-dev run --mode bpf -c rtac -p $PARAMS --")
+  ctl=$(one "$W/recv \$RTAC_SERVER 8080 /f.bin" "$BIN/rtac-dev run --mode bpf -c rtac ${PARAMS:+-p $PARAMS} --")
   report static "bpf rtac $PARAMS" "$base" "$ctl"
   for client in curl go; do
     case $client in
@@ -81,7 +82,7 @@ for i in $(seq "$RUNS"); do
     incg="sh -c 'echo \$\$ > $CG/cgroup.procs; exec \"\$@\"' sh"
     base=$(one "$cmd" "$incg")
     report "$client" none "" "$base"
-    "$BIN/rtac-dev" daemon -c rtac -p "$PARAMS" --cgroup $CG 2>"$W/daemon.err" & DAEMON=$!
+    "$BIN/rtac-dev" daemon -c rtac ${PARAMS:+-p "$PARAMS"} --cgroup $CG 2>"$W/daemon.err" & DAEMON=$!
     sleep 1
     ctl=$(one "$cmd" "$incg")
     kill -TERM $DAEMON; wait $DAEMON || true

@@ -153,11 +153,12 @@ fn run_mode_bpf_holds_the_clamp_where_autotuning_would_raise_it() {
     assert!(o.status.success(), "{}", stderr(&o));
     let n = numbers(&stdout_line(&o, "DONE"), "DONE");
     assert_eq!(n[0], total as u64);
-    // min, first read, median: a read can see, for an instant, the clamp
-    // that auto-tuning set while growing the buffer during that read; the
-    // next outgoing segment (whose window is the one advertised) applies
-    // the controller's again before the window is chosen.
-    assert_eq!((n[1], n[3], n[4]), (CLAMP, CLAMP, CLAMP), "the clamp after the reads: {n:?}");
+    // min and median: a read can see, for an instant, the clamp that
+    // auto-tuning set while growing the buffer during that read (the first
+    // read too, on a loaded machine); the next outgoing segment (whose
+    // window is the one advertised) applies the controller's again before
+    // the window is chosen.
+    assert_eq!((n[1], n[4]), (CLAMP, CLAMP), "the clamp after the reads: {n:?}");
     assert!(stderr(&o).contains("rtac: bpf mode controlled 1 TCP connection(s)"), "{}", stderr(&o));
     let rows = rtac_live::log::read_log(&log).unwrap();
     assert!(!rows.is_empty() && rows.iter().all(|r| r.rwnd_bytes == Some(CLAMP)), "{rows:?}");

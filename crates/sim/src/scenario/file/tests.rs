@@ -51,7 +51,8 @@ fn the_embedded_default_parses_to_the_papers_lte_case() {
     let l = &s.links[0];
     assert_eq!(l.name, "lte-bs");
     assert_eq!(l.rate, rtac_core::Bandwidth::from_mbps(55));
-    assert_eq!(l.delay, Duration::from_millis(25));
+    assert_eq!(l.delay, Duration::from_micros(16_500));
+    assert_eq!(l.channel, Some(rtac_netmodel::ChannelSpec::parse("lte").unwrap()));
     assert_eq!(l.queue, QueueSpec::parse("droptail:packets=3000").unwrap());
     assert_eq!(s.flows.len(), 1);
     let f = &s.flows[0];

@@ -17,8 +17,9 @@
 //! - **RTT_m**: a windowed min that forgets. RTAC keeps a standing queue of
 //!   (theta - 1) BDP by design, so the no-queue RTT is seen only when the
 //!   receiver drains its own queue: every [`PROBE_INTERVAL`] (BBR's
-//!   ProbeRTT interval) it advertises half its BDP estimate for one RTT plus
-//!   one RTT_m. The minimum spans the samples of the current and the
+//!   ProbeRTT interval) it advertises half its BDP estimate until one RTT_m
+//!   brings no more than [`DRAINED_ARRIVALS`] times that window, then
+//!   measures for one RTT_m. The minimum spans the samples of the current and the
 //!   previous probe cycle, so an increase of the path's RTT (a route change,
 //!   a handover) is followed within two cycles.
 //! - **Delta**: the no-queue RTT varies above its minimum on real cellular
@@ -28,16 +29,20 @@
 //! - **Whose queue**: a drained probe also tells whether the queue answers
 //!   RTAC's own window. If the RTT stays above RTT*_m by more than
 //!   [`OWN_QUEUE_FRACTION`] of the target queueing delay (theta - 1) RTT*_m
-//!   while RTAC advertises half its BDP, another sender holds the queue.
+//!   while RTAC advertises half its BDP, in [`COMPETITIVE_AFTER`] probes in
+//!   a row, another sender holds the queue.
 //!   RTAC's own equations then settle below its competitor's rate (the
 //!   queue estimate of eq. (10) counts the competitor's packets as its own)
 //!   and its rate estimate shrinks with its share, so the tuner switches to
-//!   a competitive mode that grows the window like Linux Auto-tuning (twice
-//!   the bytes per RTT) until a later probe finds the queue drained. This is
+//!   a competitive mode that leaves the window to the sender until a later
+//!   probe finds the queue drained. This is
 //!   Copa's competitive-mode test ("has the queue nearly emptied recently?",
 //!   Arun and Balakrishnan, NSDI 2018, §2.2) made active in the way of
 //!   Nimbus (Goyal et al., SIGCOMM 2022): the receiver changes its own rate
 //!   and watches whether the delay follows.
+//! - **Start**: until the first sign of a queue twice the target (or
+//!   [`MIN_PROBE_GAP`]) the window grows like Linux Auto-tuning, twice the
+//!   bytes per RTT ([`Mode::Startup`]); a probe then says whose queue it is.
 //!
 //! When several RTAC receivers share one queue, a probe by one of them
 //! removes its whole share minus half a BDP of its own: with up to about
@@ -65,12 +70,14 @@ pub const HIGH_PERIODS: u32 = 8;
 /// target (theta - 1) RTT*_m for the queue to count as RTAC's own.
 pub const OWN_QUEUE_FRACTION: f64 = 0.75;
 /// Consecutive undrained probes that mean another sender holds the queue:
-/// a single one may be a link that slowed down during the probe.
-pub const COMPETITIVE_AFTER: u32 = 3;
+/// a single one may be a link that slowed down during the probe, or another
+/// RTAC receiver that joined with a minimum RTT inflated by this one's
+/// queue, which the next probes correct.
+pub const COMPETITIVE_AFTER: u32 = 5;
 /// Consecutive undrained probes whose floors agree within the band after
 /// which RTT_m takes their floor: a path whose RTT rose looks, from the
 /// receiver, like a queue held by another, except that its floor is steady.
-pub const UNDRAINED_FORGET: u32 = 4;
+pub const UNDRAINED_FORGET: u32 = 6;
 /// The smallest BDP estimate, packets: Linux's initial window (RFC 6928).
 pub const MIN_BDP_PKTS: f64 = 10.0;
 /// Arrivals in one RTT_m, relative to the probe's window, below which a

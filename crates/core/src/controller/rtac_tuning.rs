@@ -83,6 +83,15 @@ pub const MIN_BDP_PKTS: f64 = 10.0;
 /// Arrivals in one RTT_m, relative to the probe's window, below which a
 /// drain probe's queue counts as drained.
 pub const DRAINED_ARRIVALS: f64 = 1.25;
+/// The longest drain, in smoothed RTTs at the probe's start: a socket whose
+/// window does not fall to the probe's (a kernel that keeps more) is
+/// measured all the same.
+pub const DRAIN_LIMIT: f64 = 4.0;
+/// RTT samples a probe's measuring phase waits for, up to
+/// [`PROBE_MEASURE_LIMIT`] times its planned length.
+pub const MIN_PROBE_SAMPLES: u64 = 4;
+/// The longest measuring phase, in multiples of its planned length.
+pub const PROBE_MEASURE_LIMIT: f64 = 8.0;
 /// Weight of a new Delta measurement.
 const DELTA_GAIN: f64 = 0.25;
 /// The shortest measuring phase of a probe.
@@ -108,6 +117,8 @@ struct Probe {
     /// it: once an interval brings no more than [`DRAINED_ARRIVALS`] times
     /// the probe's window, the queue has drained and measuring starts.
     interval: (Instant, u64),
+    /// When measuring starts at the latest, drained or not.
+    drain_deadline: Instant,
     /// The measuring phase, once it has started: its start and end.
     measure: Option<(Instant, Instant)>,
     /// The window advertised during the probe, bytes.
@@ -245,7 +256,14 @@ impl Tuner {
         let target_queue = rtt_m_star.mul_f64(theta - 1.0);
         self.high_periods = if srtt > rtt_m_star + target_queue.mul_f64(2.0) { self.high_periods + 1 } else { 0 };
         match self.probe {
-            Some(p) if p.measure.is_some_and(|(_, end)| now >= end) => {
+            // A live socket may give one RTT sample per RTT or fewer: the
+            // measuring phase lasts until it has MIN_PROBE_SAMPLES, or
+            // PROBE_MEASURE_LIMIT times its planned length.
+            Some(p)
+                if p.measure.is_some_and(|(from, end)| {
+                    now >= end && (p.n >= MIN_PROBE_SAMPLES || now >= from + (end - from).mul_f64(PROBE_MEASURE_LIMIT))
+                }) =>
+            {
                 self.finish_probe(now, p, rtt_m_star, target_queue)
             }
             Some(p) => return Some(Decision::Window(p.rwnd)),
@@ -256,7 +274,9 @@ impl Tuner {
                 let now_bdp = self.last_rate * rtt_m_star.as_secs_f64();
                 let rwnd = (now_bdp.min(bdp * mss as f64) / 2.0).max(4.0 * mss as f64) as u64;
                 let interval = (now, 0);
-                self.probe = Some(Probe { interval, measure: None, rwnd, floor: None, sum_ns: 0, n: 0 });
+                let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
+                self.probe =
+                    Some(Probe { interval, drain_deadline, measure: None, rwnd, floor: None, sum_ns: 0, n: 0 });
                 return Some(Decision::Window(rwnd));
             }
             None => {}
@@ -301,7 +321,9 @@ impl Tuner {
                 return;
             }
             p.interval.1 += bytes;
-            if now.saturating_since(p.interval.0) >= rtt_min {
+            if now >= p.drain_deadline {
+                p.measure = Some((now, now + rtt_min));
+            } else if now.saturating_since(p.interval.0) >= rtt_min {
                 if p.interval.1 as f64 <= DRAINED_ARRIVALS * p.rwnd as f64 {
                     p.measure = Some((now, now + rtt_min));
                 } else {
@@ -314,10 +336,10 @@ impl Tuner {
     fn finish_probe(&mut self, now: Instant, p: Probe, rtt_m_star: Duration, target_queue: Duration) {
         self.probe = None;
         self.high_periods = 0;
-        let Some(floor) = p.floor else {
-            return; // no sample: nothing learnt, the next period probes again
-        };
         self.last_probe_end = now;
+        let Some(floor) = p.floor else {
+            return; // no sample: nothing learnt
+        };
         self.probes += 1;
         let band = target_queue.mul_f64(OWN_QUEUE_FRACTION);
         let drained = floor <= rtt_m_star + band;

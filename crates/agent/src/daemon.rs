@@ -53,7 +53,11 @@ fn status_path(pid: u32) -> PathBuf {
 /// The status table: one line per controlled connection.
 pub fn status_table(engine: &Engine, cgroup: &Path) -> String {
     let mut s = format!("rtac daemon pid {} on cgroup {}\n", std::process::id(), cgroup.display());
-    let _ = writeln!(s, "{:>5} {:<40} {:>8} {:>8} {:>10} {:>10} {:>12} {}", "conn", "peer", "rtt_ms", "min_ms", "window_KB", "rwnd_KB", "read_bytes", "adopted");
+    let _ = writeln!(
+        s,
+        "{:>5} {:<40} {:>8} {:>8} {:>10} {:>10} {:>12} {}",
+        "conn", "peer", "rtt_ms", "min_ms", "window_KB", "rwnd_KB", "read_bytes", "adopted"
+    );
     let ms = |d: Option<rtac_core::time::Duration>| d.map_or("-".into(), |d| format!("{:.1}", d.as_millis_f64()));
     let kb = |b: Option<u64>| b.map_or("-".into(), |b| format!("{:.1}", b as f64 / 1024.0));
     for (_, f) in engine.flows() {
@@ -117,7 +121,10 @@ pub fn daemon_main(args: DaemonArgs) -> Result<i32, AgentError> {
         return Err(AgentError::Usage(format!("--cgroup {}: not a cgroup v2 directory", cgroup.display())));
     }
     let mut session = BpfSession::start(&cfg, Scope::Existing(cgroup.clone()), args.uplink)?;
-    eprintln!("rtac: daemon controlling TCP receive sockets of cgroup {} with {name}; stop with Ctrl-C or SIGTERM", cgroup.display());
+    eprintln!(
+        "rtac: daemon controlling TCP receive sockets of cgroup {} with {name}; stop with Ctrl-C or SIGTERM",
+        cgroup.display()
+    );
     let _ = std::fs::create_dir_all(STATUS_DIR);
     let status = status_path(std::process::id());
     let mut last_write = 0u64;

@@ -6,13 +6,13 @@
 //! chunked bodies decoded); `HOST:PORT` reads whatever the server sends
 //! until it closes (a raw TCP source such as `nc -l < file`).
 
+use clap::Args;
+use rtac_core::time::{Duration, Instant};
 use rtac_live::config::AgentConfig;
 use rtac_live::error::AgentError;
 use rtac_live::log::LogSink;
 use rtac_live::stream::ControlledStream;
 use rtac_live::sys;
-use clap::Args;
-use rtac_core::time::{Duration, Instant};
 use std::io::{IsTerminal, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;

@@ -249,13 +249,17 @@ mod tests {
             (vec!["--mode", "preload", "-c", "rtac", "-p", "lambda=3", "--preload", so_s, "--", "true"], "lambda"),
             (vec!["--mode", "preload", "-c", "rtac", "-p", "k=x", "--preload", so_s, "--", "true"], "k="),
             (vec!["--mode", "preload", "-c", "rtac", "--clamp", "sometimes", "--preload", so_s, "--", "true"], "clamp"),
-            (vec!["--mode", "preload", "-c", "rtac", "--preload", "/nonexistent/librtac_preload.so", "--", "true"], "not found"),
+            (
+                vec!["--mode", "preload", "-c", "rtac", "--preload", "/nonexistent/librtac_preload.so", "--", "true"],
+                "not found",
+            ),
         ] {
             let e = run_main(parse(&args)).unwrap_err();
             assert!(e.to_string().contains(needle), "{args:?}: {e}");
             assert_eq!(e.exit_code(), 2);
         }
-        let e = run_main(parse(&["--mode", "preload", "-c", "rtac", "--preload", so_s, "--", "/nonexistent/prog"])).unwrap_err();
+        let e = run_main(parse(&["--mode", "preload", "-c", "rtac", "--preload", so_s, "--", "/nonexistent/prog"]))
+            .unwrap_err();
         assert_eq!(e.exit_code(), 127);
         std::fs::remove_dir_all(&dir).unwrap();
     }

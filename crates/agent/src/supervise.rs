@@ -2,11 +2,11 @@
 //! the child they wait for, the static-binary check, and a BPF session
 //! (program attached to a cgroup, samples turned into clamps, teardown).
 
+use rtac_core::controller::Controller;
 use rtac_live::bpf::engine::Engine;
 use rtac_live::bpf::{self, Bpf, BpfError};
 use rtac_live::config::AgentConfig;
 use rtac_live::error::AgentError;
-use rtac_core::controller::Controller;
 use rtac_live::log::LogSink;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -32,8 +32,7 @@ pub fn linking(program: &str) -> Linking {
     let path = if program.contains('/') {
         Some(PathBuf::from(program))
     } else {
-        std::env::var_os("PATH")
-            .and_then(|p| std::env::split_paths(&p).map(|d| d.join(program)).find(|c| c.is_file()))
+        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(program)).find(|c| c.is_file()))
     };
     let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) else { return Linking::Unknown };
     elf_linking(&bytes)
@@ -147,7 +146,9 @@ fn remove_leftover_cgroups(root: &Path) -> Vec<String> {
         }
         match remove_cgroup(&e.path(), root) {
             Ok(()) => said.push(format!("removed the cgroup left by rtac run (pid {pid}): {}", e.path().display())),
-            Err(err) => said.push(format!("could not remove the cgroup {} left by rtac run: {err}", e.path().display())),
+            Err(err) => {
+                said.push(format!("could not remove the cgroup {} left by rtac run: {err}", e.path().display()))
+            }
         }
     }
     said
@@ -223,7 +224,8 @@ impl BpfSession {
         let (cgroup, own_cgroup, name) = match scope {
             Scope::NewCgroup => {
                 let cg = run_cgroups(&root).join(format!("run-{}", std::process::id()));
-                std::fs::create_dir_all(&cg).map_err(AgentError::io(format!("cannot create cgroup {}", cg.display())))?;
+                std::fs::create_dir_all(&cg)
+                    .map_err(AgentError::io(format!("cannot create cgroup {}", cg.display())))?;
                 (cg.clone(), Some(cg), "run")
             }
             Scope::Existing(cg) => (cg, None, "daemon"),

@@ -16,11 +16,11 @@
 //! Programs run as child processes through `ip netns exec`; every address
 //! used is inside namespaces this module creates.
 
-use rtac_live::error::AgentError;
 use clap::Args;
 use rtac_emu::engine::{DirStats, Engine};
 use rtac_emu::forward::run_direction;
 use rtac_emu::testbed::{Side, Testbed as EmuTestbed, CLIENT_ADDR, SERVER_ADDR};
+use rtac_live::error::AgentError;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -685,8 +685,8 @@ pub fn agent_costs() -> Result<AgentCosts, AgentError> {
     let fd1 = std::os::fd::AsRawFd::as_raw_fd(&c1);
     rtac_live::shim::opened(fd1);
     rtac_live::shim::consumed(fd1, 1);
-    let read_ns =
-        rtac_live::shim::bench_read_path(fd1, 2_000_000).ok_or_else(|| tb("the shim did not control a loopback socket"))?;
+    let read_ns = rtac_live::shim::bench_read_path(fd1, 2_000_000)
+        .ok_or_else(|| tb("the shim did not control a loopback socket"))?;
     let mut d = crate::SocketDriver::attach(std::os::fd::AsRawFd::as_raw_fd(&c2), &cfg, None, rtac_live::sys::now())?;
     let n = 20_000;
     let t = rtac_live::sys::thread_cpu_ns();

@@ -112,7 +112,10 @@ fn numbers(line: &str, tag: &str) -> Vec<u64> {
 
 fn stdout_line(o: &Output, tag: &str) -> String {
     let out = String::from_utf8_lossy(&o.stdout);
-    out.lines().find(|l| l.starts_with(tag)).unwrap_or_else(|| panic!("no {tag} line: {out}\n{}", String::from_utf8_lossy(&o.stderr))).to_string()
+    out.lines()
+        .find(|l| l.starts_with(tag))
+        .unwrap_or_else(|| panic!("no {tag} line: {out}\n{}", String::from_utf8_lossy(&o.stderr)))
+        .to_string()
 }
 
 fn stderr(o: &Output) -> String {
@@ -178,13 +181,23 @@ fn a_statically_linked_receiver_is_controlled_by_bpf_and_warned_about_by_preload
     let total = 16 << 20;
     let port = server(total);
     let args = ["127.0.0.1".to_string(), port.to_string()];
-    let o = rtac().args(["run", "--mode", "bpf", "-c", "static", "-p", &format!("rmem_max={CLAMP}"), "--"]).arg(&bin).args(&args).output().unwrap();
+    let o = rtac()
+        .args(["run", "--mode", "bpf", "-c", "static", "-p", &format!("rmem_max={CLAMP}"), "--"])
+        .arg(&bin)
+        .args(&args)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let n = numbers(&stdout_line(&o, "DONE"), "DONE");
     assert_eq!((n[0], n[1]), (total as u64, CLAMP), "{n:?}");
     assert!(2 * n[3] > n[4], "most reads see the controller's clamp: {n:?}");
     // The preload mode cannot reach it, and says so twice.
-    let o = rtac().args(["run", "--mode", "preload", "-c", "static", "-p", &format!("rmem_max={CLAMP}"), "--"]).arg(&bin).args(&args).output().unwrap();
+    let o = rtac()
+        .args(["run", "--mode", "preload", "-c", "static", "-p", &format!("rmem_max={CLAMP}"), "--"])
+        .arg(&bin)
+        .args(&args)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let n = numbers(&stdout_line(&o, "DONE"), "DONE");
     assert!(n[2] > CLAMP, "uncontrolled: {n:?}");
@@ -368,7 +381,10 @@ fn the_daemon_adopts_open_sockets_and_gives_them_back_on_sigterm() {
     recv.wait().unwrap();
     let mut rest = String::new();
     err.read_to_string(&mut rest).unwrap();
-    assert!(rest.contains("bpf mode controlled 1 TCP connection(s)") && rest.contains("1 of them open before the start"), "{rest}");
+    assert!(
+        rest.contains("bpf mode controlled 1 TCP connection(s)") && rest.contains("1 of them open before the start"),
+        "{rest}"
+    );
     assert!(pins_of(daemon.id()).is_empty());
     let rows = rtac_live::log::read_log(&log).unwrap();
     assert!(rows.iter().any(|r| r.rwnd_bytes == Some(CLAMP)), "{rows:?}");
@@ -385,7 +401,8 @@ fn without_privilege_bpf_is_refused_with_the_way_out_and_auto_falls_back() {
     let exe = dir.join("rtac-dev");
     std::fs::copy(env!("CARGO_BIN_EXE_rtac-dev"), &exe).unwrap();
     let built = std::path::Path::new(env!("CARGO_BIN_EXE_rtac-dev")).parent().unwrap().to_path_buf();
-    let shim = [built.join("librtac_preload.so"), built.join("deps/librtac_preload.so")].into_iter().find(|p| p.exists());
+    let shim =
+        [built.join("librtac_preload.so"), built.join("deps/librtac_preload.so")].into_iter().find(|p| p.exists());
     std::fs::copy(shim.expect("librtac_preload.so next to rtac-dev"), dir.join("librtac_preload.so")).unwrap();
     for p in [std::env::temp_dir().join(format!("rtac-bpf-test-{}", std::process::id())), dir.clone()] {
         use std::os::unix::fs::PermissionsExt;
@@ -403,7 +420,7 @@ fn without_privilege_bpf_is_refused_with_the_way_out_and_auto_falls_back() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("BPF mode unavailable") && err.contains("use --mode preload instead"), "{err}");
-    assert!(err.contains("root") , "{err}");
+    assert!(err.contains("root"), "{err}");
     let o = as_nobody(&["run", "-c", "rtac", "--", "true"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("rtac: mode preload (LD_PRELOAD), as BPF cannot be used here"), "{}", stderr(&o));
@@ -503,7 +520,10 @@ fn a_hundred_downloads_through_the_daemon_are_intact_for_every_client() {
         ("wget", vec!["wget".into(), "-q".into(), "-O".into(), out.display().to_string(), url.clone()]),
         ("go", vec![goget.display().to_string(), url.clone(), out.display().to_string()]),
         ("python blocking", vec!["python3".into(), pyb.display().to_string(), url.clone(), out.display().to_string()]),
-        ("python non-blocking", vec!["python3".into(), pyn.display().to_string(), url.clone(), out.display().to_string()]),
+        (
+            "python non-blocking",
+            vec!["python3".into(), pyn.display().to_string(), url.clone(), out.display().to_string()],
+        ),
     ];
     let procs = cg.join("cgroup.procs");
     for i in 0..100 {

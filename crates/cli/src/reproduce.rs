@@ -117,5 +117,10 @@ fn summary(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
     }
     let (n, held) = (r.claims().count(), r.claims().filter(|c| c.holds()).count());
     let unsure = r.claims().filter(|c| c.verdict == rtac_repro::Verdict::Inconclusive).count();
-    writeln!(out, "\n{held} of {n} claims hold, {unsure} inconclusive, over {} seeds ({:.0} s)", r.seeds.len(), r.wall_s)
+    writeln!(
+        out,
+        "\n{held} of {n} claims hold, {unsure} inconclusive, over {} seeds ({:.0} s)",
+        r.seeds.len(),
+        r.wall_s
+    )
 }

@@ -52,7 +52,8 @@ fn quick_study_writes_report_plots_and_claims_json() {
 
 /// The claims of one quick study as JSON, without the wall time.
 fn claims_of(study: &str, seeds: &str, dir: &Path) -> Value {
-    let o = rtac(&["reproduce", "--quick", "--only", study, "--seeds", seeds, "--json", "--out", dir.to_str().unwrap()]);
+    let o =
+        rtac(&["reproduce", "--quick", "--only", study, "--seeds", seeds, "--json", "--out", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut v: Value = serde_json::from_slice(&o.stdout).unwrap();
     v.as_object_mut().unwrap().remove("wall_s");

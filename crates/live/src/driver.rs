@@ -8,8 +8,8 @@
 use crate::config::{AgentConfig, ClampMode};
 use crate::error::AgentError;
 use crate::log::{LogSink, Row};
-use crate::sys::{self, FdClass};
 use crate::step::{KernelSample, Stepper};
+use crate::sys::{self, FdClass};
 use rtac_core::controller::AnyController;
 use rtac_core::time::{Duration, Instant};
 use rtac_core::DEFAULT_MSS;

@@ -119,7 +119,8 @@ impl Engine {
         };
         let d = up.stepper.step(now, bytes, KernelSample { rcv_rtt: srtt, data_segs_in: None });
         if let Some(w) = d.rwnd {
-            up.cwnd_clamp = (w.div_ceil(s.mss_cache.max(1) as u64)).clamp(MIN_CWND_CLAMP as u64, u32::MAX as u64) as u32;
+            up.cwnd_clamp =
+                (w.div_ceil(s.mss_cache.max(1) as u64)).clamp(MIN_CWND_CLAMP as u64, u32::MAX as u64) as u32;
         }
         Ok((up.cwnd_clamp, Some(d.interval)))
     }
@@ -244,7 +245,10 @@ mod tests {
             let want = reference.step(
                 Instant::from_nanos(s.t_ns),
                 step_bytes,
-                KernelSample { rcv_rtt: Some(Duration::from_micros((s.rcv_rtt_us8 >> 3) as u64)), data_segs_in: Some(segs) },
+                KernelSample {
+                    rcv_rtt: Some(Duration::from_micros((s.rcv_rtt_us8 >> 3) as u64)),
+                    data_segs_in: Some(segs),
+                },
             );
             match a {
                 Action::Set(7, c) => {

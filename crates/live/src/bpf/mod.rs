@@ -167,10 +167,16 @@ pub fn remove_leftovers() -> Vec<String> {
             continue;
         }
         let path = entry.path();
-        let msg = match PinnedLink::from_pin(&path).map_err(|e| e.to_string()).and_then(|l| l.unpin().map_err(|e| e.to_string())) {
+        let msg = match PinnedLink::from_pin(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|l| l.unpin().map_err(|e| e.to_string()))
+        {
             Ok(link) => {
                 drop(link);
-                format!("removed the BPF program left attached by rtac (pid {pid}, no longer running): {}", path.display())
+                format!(
+                    "removed the BPF program left attached by rtac (pid {pid}, no longer running): {}",
+                    path.display()
+                )
             }
             Err(e) => {
                 let _ = std::fs::remove_file(&path);
@@ -250,7 +256,8 @@ impl Bpf {
         check_support()?;
         let object = OBJECT.ok_or(BpfError::NotBuilt)?;
         let mut ebpf = Ebpf::load(object).map_err(|e| failed("loading the BPF object")(chain(&e)))?;
-        let take = |ebpf: &mut Ebpf, m: &str| ebpf.take_map(m).ok_or_else(|| failed("BPF object")(format!("no map {m}")));
+        let take =
+            |ebpf: &mut Ebpf, m: &str| ebpf.take_map(m).ok_or_else(|| failed("BPF object")(format!("no map {m}")));
         let ring = RingBuf::try_from(take(&mut ebpf, "samples")?).map_err(|e| failed("map samples")(chain(&e)))?;
         let clamps = HashMap::try_from(take(&mut ebpf, "clamps")?).map_err(|e| failed("map clamps")(chain(&e)))?;
         let mut ctl = Array::try_from(take(&mut ebpf, "ctl")?).map_err(|e| failed("map ctl")(chain(&e)))?;
@@ -276,7 +283,17 @@ impl Bpf {
         let pin = Path::new(PIN_DIR).join(format!("{name}-{}", std::process::id()));
         let _ = std::fs::remove_file(&pin);
         let link = link.pin(&pin).map_err(|e| failed(format!("pinning {}", pin.display()))(chain(&e)))?;
-        Ok(Bpf { ebpf, ring, clamps, ctl, ctl_value, pin, link: Some(link), last_heartbeat: now_ns(), lags: Lags::default() })
+        Ok(Bpf {
+            ebpf,
+            ring,
+            clamps,
+            ctl,
+            ctl_value,
+            pin,
+            link: Some(link),
+            last_heartbeat: now_ns(),
+            lags: Lags::default(),
+        })
     }
 
     /// Runs an iter/tcp program once over every TCP socket.
@@ -336,9 +353,7 @@ impl Bpf {
     fn heartbeat(&mut self, now: u64) -> Result<(), AgentError> {
         self.ctl_value.heartbeat_ns = now;
         self.last_heartbeat = now;
-        self.ctl
-            .set(0, self.ctl_value, 0)
-            .map_err(|e| AgentError::Usage(format!("BPF heartbeat: {e}")))
+        self.ctl.set(0, self.ctl_value, 0).map_err(|e| AgentError::Usage(format!("BPF heartbeat: {e}")))
     }
 
     /// A clean stop: gives every controlled socket its kernel window back,

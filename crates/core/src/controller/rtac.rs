@@ -225,8 +225,8 @@ impl Controller for Rtac {
             Some(Decision::Rtac { k, rtt_m_star, cap }) => {
                 (self.equilibrium_pkts(k, w, srtt, rtt_m_star) * mss).min(cap.max(self.p.init_rwnd) as f64)
             }
-            Some(Decision::Window(bytes)) if self.tuner.as_deref().is_some_and(Tuner::probing) => bytes as f64,
-            Some(Decision::Window(bytes)) => bytes.max(self.p.init_rwnd) as f64,
+            Some(Decision::Window(bytes)) => bytes as f64,
+            Some(Decision::Grow(cap)) => cap.max(self.p.init_rwnd) as f64,
         };
         self.rwnd = Some(clamp_rwnd(rwnd, self.mss, self.p.rmem_max));
     }

@@ -157,8 +157,11 @@ pub struct Tuner {
 pub enum Decision {
     /// RTAC's eq. (8) with this K and RTT*_m, capped at `cap` bytes.
     Rtac { k: f64, rtt_m_star: Duration, cap: u64 },
-    /// Advertise exactly this many bytes (a probe, or competitive mode).
+    /// Advertise exactly this many bytes (a drain probe).
     Window(u64),
+    /// Grow like Auto-tuning: up to this many bytes, and no less than the
+    /// initial window (startup, competitive mode).
+    Grow(u64),
 }
 
 impl Tuner {
@@ -286,8 +289,8 @@ impl Tuner {
         let cap = (2.0 * self.window.max().unwrap_or(0.0)) as u64;
         Some(match self.mode {
             Mode::Cooperative => Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap },
-            Mode::Startup => Decision::Window(cap),
-            Mode::Competitive => Decision::Window(u64::MAX),
+            Mode::Startup => Decision::Grow(cap),
+            Mode::Competitive => Decision::Grow(u64::MAX),
         })
     }
 

@@ -11,7 +11,7 @@
 //! competitive mode keeps it from starving behind a queue another sender
 //! holds (`rtac_tuning.rs`).
 
-use super::rtac_tuning::{Decision, Mode, Tuner};
+use super::rtac_tuning::{Decision, Tuner};
 use super::{Controller, ControllerError, ControllerState, Params};
 use crate::estimators::{clamp_rwnd, PerRttCounter, RttEwma};
 use crate::time::{Duration, Instant};
@@ -155,11 +155,6 @@ impl Rtac {
         }
     }
 
-    /// The self-tuning state, if K is measured.
-    pub fn tuner(&self) -> Option<&Tuner> {
-        self.tuner.as_deref()
-    }
-
     /// Eq. (8): the window in packets a Reno sender reaches at the price of
     /// the queue that `w` packets per RTT imply at `rtt` over `rtt_m`.
     fn equilibrium_pkts(&self, k: f64, w: f64, rtt: Duration, rtt_m: Duration) -> f64 {
@@ -245,13 +240,6 @@ impl Controller for Rtac {
             rtt_min: self.rtt_m_star(),
             window_bytes: self.w_pkts.map(|w| (w * self.mss as f64).round() as u64),
         }
-    }
-}
-
-impl Rtac {
-    /// Whether the self-tuning controller is in competitive mode.
-    pub fn competitive(&self) -> bool {
-        self.tuner.as_ref().is_some_and(|t| t.mode() == Mode::Competitive)
     }
 }
 

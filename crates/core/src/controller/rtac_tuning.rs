@@ -184,10 +184,6 @@ impl Tuner {
         }
     }
 
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
     pub fn probing(&self) -> bool {
         self.probe.is_some()
     }

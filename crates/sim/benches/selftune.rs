@@ -3,7 +3,7 @@
 //! DRWA and the paper's fixed-K RTAC (`rtac:k=3e-7`) beside it as controls.
 //! Prints tables and, per row, whether the targets hold; asserts nothing.
 //!
-//! cargo bench -p rtac-sim --bench selftune [-- SEEDS]
+//! cargo bench -p rtac-sim --bench selftune [-- SEEDS] [links|traces|shared]...
 //!
 //! - fixed-rate links of 5-500 Mbit/s x 20-200 ms base RTT, buffer 5 x BDP,
 //!   one CUBIC flow: throughput >= 90 % and mean RTT <= 50 % of the
@@ -231,13 +231,18 @@ fn competition(seeds: u64) -> (usize, usize) {
 }
 
 fn main() {
-    let seeds: u64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(5);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let seeds: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(5);
+    // Sections named on the command line, or all of them.
+    let named: Vec<&str> =
+        args.iter().map(String::as_str).filter(|a| ["links", "traces", "shared"].contains(a)).collect();
+    let part = |name: &str| named.is_empty() || named.contains(&name);
     let t = std::time::Instant::now();
     println!("self-tuning RTAC (rtac) vs the Linux receiver (linux = autotuning:rmem_max=16MB); controls: drwa, paper = rtac:k=3e-7");
     println!("seeds 1..={seeds}; figures are medians over seeds [min-max]; xlin = relative to linux, xbase = mean RTT / base RTT");
-    let a = fixed_links(seeds);
-    let b = traces(seeds);
-    let c = competition(seeds);
+    let a = if part("links") { fixed_links(seeds) } else { (0, 0) };
+    let b = if part("traces") { traces(seeds) } else { (0, 0) };
+    let c = if part("shared") { competition(seeds) } else { (0, 0) };
     println!(
         "\nrtac meets its targets in {}/{} fixed links, {}/{} traces, {}/{} shared-queue cases ({:.0} s wall)",
         a.0,

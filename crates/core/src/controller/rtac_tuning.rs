@@ -92,6 +92,9 @@ pub const DRAIN_LIMIT: f64 = 4.0;
 pub const MIN_PROBE_SAMPLES: u64 = 4;
 /// The longest measuring phase, in multiples of its planned length.
 pub const PROBE_MEASURE_LIMIT: f64 = 8.0;
+/// The cooperative window's bound, in no-queue RTTs of the last period's
+/// delivery rate.
+pub const DELIVERED_RTTS: f64 = 2.0;
 /// Weight of a new Delta measurement.
 const DELTA_GAIN: f64 = 0.25;
 /// The shortest measuring phase of a probe.
@@ -133,7 +136,9 @@ struct Probe {
 pub struct Tuner {
     mode: Mode,
     probe: Option<Probe>,
-    last_probe_end: Instant,
+    /// The later of the last probe's end and the last period whose smoothed
+    /// RTT was inside the band above RTT*_m: probes are timed from it.
+    quiet: Instant,
     /// Minimum RTT of the current and of the previous probe cycle.
     min_cur: Option<Duration>,
     min_prev: Option<Duration>,
@@ -170,7 +175,7 @@ impl Tuner {
         Tuner {
             mode: Mode::Startup,
             probe: None,
-            last_probe_end: Instant::ZERO,
+            quiet: Instant::ZERO,
             min_cur: None,
             min_prev: None,
             undrained: None,
@@ -254,6 +259,16 @@ impl Tuner {
         let bdp = self.bdp_pkts(mss)?;
         let target_queue = rtt_m_star.mul_f64(theta - 1.0);
         self.high_periods = if srtt > rtt_m_star + target_queue.mul_f64(2.0) { self.high_periods + 1 } else { 0 };
+        // Not in startup: its RTT_m may already carry a queue (a window
+        // that filled the buffer before the first sample) and hide it.
+        if self.mode != Mode::Startup && srtt <= rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION) {
+            // The queue is nearly empty now (Copa's test, §2.2): nothing a
+            // probe would learn. Every RTAC receiver on a queue sees this
+            // during any one's probe, so all of them time their next probe
+            // from the same moment and drain together (as BBR flows align
+            // their ProbeRTT on a shared min_rtt, Cardwell et al. 2016).
+            self.quiet = now;
+        }
         match self.probe {
             // A live socket may give one RTT sample per RTT or fewer: the
             // measuring phase lasts until it has MIN_PROBE_SAMPLES, or
@@ -283,15 +298,21 @@ impl Tuner {
         // Growth is bounded by twice the bytes per RTT, as Linux's receive
         // buffer auto-tuning grows (RTAC eq. (12)).
         let cap = (2.0 * self.window.max().unwrap_or(0.0)) as u64;
+        // Eq. (8) grows the window with RTT / RTT*_m: when the link slows
+        // down (a cellular outage) the queue it finds raises the window.
+        // Twice the bytes the last period delivered in one RTT*_m (DRWA's
+        // lambda = 2 applied to the no-queue RTT, Jiang et al. 2012) is
+        // more than RTAC's own operating point, theta BDP, and bounds that.
+        let drain_cap = (DELIVERED_RTTS * self.last_rate * rtt_m_star.as_secs_f64()).max(4.0 * mss as f64) as u64;
         Some(match self.mode {
-            Mode::Cooperative => Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap },
+            Mode::Cooperative => Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap: cap.min(drain_cap) },
             Mode::Startup => Decision::Grow(cap),
             Mode::Competitive => Decision::Grow(u64::MAX),
         })
     }
 
     fn probe_due(&self, now: Instant) -> bool {
-        let since = now.saturating_since(self.last_probe_end);
+        let since = now.saturating_since(self.quiet);
         match self.mode {
             // Startup ends at the first sign of a queue twice the target,
             // before a sender's slow start has filled a deep buffer, and
@@ -335,7 +356,7 @@ impl Tuner {
     fn finish_probe(&mut self, now: Instant, p: Probe, rtt_m_star: Duration, target_queue: Duration) {
         self.probe = None;
         self.high_periods = 0;
-        self.last_probe_end = now;
+        self.quiet = now;
         let Some(floor) = p.floor else {
             return; // no sample: nothing learnt
         };

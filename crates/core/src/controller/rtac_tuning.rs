@@ -40,6 +40,17 @@
 //!   Arun and Balakrishnan, NSDI 2018, §2.2) made active in the way of
 //!   Nimbus (Goyal et al., SIGCOMM 2022): the receiver changes its own rate
 //!   and watches whether the delay follows.
+//! - **Window bound**: eq. (8) raises the window with RTT / RTT*_m, so a
+//!   link that slows down (a cellular outage) raised the window into the
+//!   queue it found. The cooperative window is at most
+//!   [`DELIVERED_RTTS`] times the bytes the last period delivered per
+//!   RTT*_m (DRWA's rule with lambda = 2 on the no-queue RTT, Jiang et al.
+//!   2012), above RTAC's own operating point of theta BDP.
+//! - **Probe timing**: probes are timed from the later of the last probe
+//!   and the last period whose smoothed RTT was within the band above
+//!   RTT*_m (Copa's "has the queue nearly emptied recently?"). Every RTAC
+//!   receiver on a queue sees that during any one's probe, so they time
+//!   their next probes alike and drain together.
 //! - **Start**: until the first sign of a queue twice the target (or
 //!   [`MIN_PROBE_GAP`]) the window grows like Linux Auto-tuning, twice the
 //!   bytes per RTT ([`Mode::Startup`]); a probe then says whose queue it is.

@@ -9,11 +9,20 @@
  *     estimate) it sends a sample of the socket's receive state to the ring
  *     buffer `samples`: the kernel's receiver RTT estimate (rcv_rtt_est),
  *     the bytes the program has read (copied_seq), the data segments in;
+ *     user space answers each sample in `clamps` (by socket cookie) with
+ *     the window to hold and the next interval;
  *   - on every outgoing segment (BPF_SOCK_OPS_HDR_OPT_LEN_CB, enabled by
- *     BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG) it re-applies the window user
- *     space wrote in `clamps` with bpf_setsockopt(TCP_WINDOW_CLAMP): Linux
+ *     BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG) it re-applies that window with
+ *     bpf_setsockopt(TCP_WINDOW_CLAMP) where the kernel has moved it: Linux
  *     receive auto-tuning overwrites window_clamp whenever it grows the
  *     buffer, so a clamp set once does not hold.
+ * The per-segment path is kept short, since it runs for every ACK the
+ * receiver sends: the socket's state is in its own storage (no hash
+ * lookup), `clamps` is read only while an answer is awaited (at most
+ * once per LOOKUP_GAP_NS), and the
+ * liveness of user space is checked once per sample. A sample of a socket
+ * sampled more often than WAKE_GAP_NS wakes user space at most once per
+ * WAKE_GAP_NS (the others wait in the ring for the next wake-up).
  * With the uplink on, user space also bounds a sending socket's congestion
  * window (TCP_BPF_SNDCWND_CLAMP) from the sender's RTT (srtt_us).
  * Safety: when user space has not written its heartbeat for `stale_ns`
@@ -37,8 +46,6 @@
 #endif
 
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_lookup_elem;
-static long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) =
-    (void *)BPF_FUNC_map_update_elem;
 static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_delete_elem;
 static __u64 (*bpf_ktime_get_ns)(void) = (void *)BPF_FUNC_ktime_get_ns;
 static __u64 (*bpf_get_socket_cookie)(void *ctx) = (void *)BPF_FUNC_get_socket_cookie;
@@ -50,6 +57,9 @@ static long (*bpf_sock_ops_cb_flags_set)(struct bpf_sock_ops *ops, int flags) =
     (void *)BPF_FUNC_sock_ops_cb_flags_set;
 static long (*bpf_ringbuf_output)(void *rb, void *data, __u64 size, __u64 flags) =
     (void *)BPF_FUNC_ringbuf_output;
+static void *(*bpf_sk_storage_get)(void *map, void *sk, void *value, __u64 flags) =
+    (void *)BPF_FUNC_sk_storage_get;
+static long (*bpf_sk_storage_delete)(void *map, void *sk) = (void *)BPF_FUNC_sk_storage_delete;
 
 /* Kernel types, relocated against the running kernel's BTF (CO-RE): only
  * the fields read here, by name. */
@@ -143,10 +153,20 @@ struct rtac_clamp {
 	__u32 clamp;        /* TCP_WINDOW_CLAMP in bytes; 0 = none */
 	__u32 cwnd_clamp;   /* uplink: TCP_BPF_SNDCWND_CLAMP in packets; 0 = none */
 	__u64 interval_ns;  /* time between two samples */
+	__u32 seq;          /* the sample this answers */
+	__u32 reserved;
 };
 
+/* Per socket, in the socket's local storage (not shared with user space). */
 struct rtac_state {
+	__u64 cookie;
 	__u64 last_sample_ns;
+	__u64 interval_ns;  /* from user space's last answer */
+	__u64 next_lookup_ns; /* while a sample is unanswered: when to look */
+	__u32 seq;          /* the last sample's number */
+	__u32 answered;     /* the number of the sample last answered */
+	__u32 want;         /* the window clamp to hold, bytes; 0 = none */
+	__u32 cwnd_want;    /* uplink: the cwnd clamp to hold, packets; 0 = none */
 	__u32 orig_clamp;   /* window_clamp when first seen */
 	__u32 applied;      /* 1 while a clamp of ours may be in force */
 	__u32 orig_cwnd_clamp;
@@ -177,7 +197,7 @@ struct rtac_sample {
 	__u32 srtt_us;      /* the sender's smoothed RTT << 3 */
 	__u32 snd_cwnd;
 	__u32 mss_cache;
-	__u32 reserved;
+	__u32 seq;          /* numbers the samples of a socket, from 1 */
 };
 
 struct {
@@ -195,11 +215,19 @@ struct {
 } clamps SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64);
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct rtac_state);
 } state SEC(".maps");
+
+/* When a sample last woke user space (CLOCK_MONOTONIC, ns). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} last_wake SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -207,6 +235,8 @@ struct {
 } samples SEC(".maps");
 
 #define DEFAULT_INTERVAL_NS 10000000ULL
+#define WAKE_GAP_NS 5000000ULL
+#define LOOKUP_GAP_NS 50000ULL
 
 /* The settings, if user space is alive (heartbeat fresh, no release). */
 static struct rtac_ctl *user_space_alive(__u64 now)
@@ -218,10 +248,27 @@ static struct rtac_ctl *user_space_alive(__u64 now)
 	return c;
 }
 
-static void emit(struct tcp_sock *tp, __u64 cookie, __u64 now, __u32 flags)
+/* Whether a sample of a socket sampled every `interval` wakes user space:
+ * always if the socket is sampled less often than WAKE_GAP_NS (or opens or
+ * closes), else if no sample has woken it for WAKE_GAP_NS. */
+static __u64 wake(__u64 interval, __u64 now, __u32 flags)
+{
+	__u32 zero = 0;
+	__u64 *last = bpf_map_lookup_elem(&last_wake, &zero);
+	if (!last)
+		return 0;
+	if (flags || interval >= WAKE_GAP_NS || now - *last >= WAKE_GAP_NS) {
+		*last = now;
+		return BPF_RB_FORCE_WAKEUP;
+	}
+	return BPF_RB_NO_WAKEUP;
+}
+
+static void emit(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 flags)
 {
 	struct rtac_sample s = {};
-	s.cookie = cookie;
+	s.cookie = st->cookie;
+	s.seq = st->seq;
 	s.t_ns = now;
 	s.bytes_received = tp->bytes_received;
 	s.copied_seq = tp->copied_seq;
@@ -246,26 +293,40 @@ static void emit(struct tcp_sock *tp, __u64 cookie, __u64 now, __u32 flags)
 		else
 			__builtin_memcpy(s.daddr, &skc->skc_daddr, 4);
 	}
-	bpf_ringbuf_output(&samples, &s, sizeof(s), 0);
+	bpf_ringbuf_output(&samples, &s, sizeof(s), wake(st->interval_ns, now, flags));
 }
 
-static void track(struct tcp_sock *tp, __u64 cookie, __u64 now, __u32 flags)
+/* Starts controlling a socket: its storage (`sk`: what the calling program
+ * type passes to bpf_sk_storage_get) and its first sample. */
+static void track(void *sk, struct tcp_sock *tp, __u64 cookie, __u32 flags)
 {
-	struct rtac_state st = {};
-	st.last_sample_ns = now;
-	st.orig_clamp = tp->window_clamp;
-	st.orig_cwnd_clamp = tp->snd_cwnd_clamp;
-	if (bpf_map_update_elem(&state, &cookie, &st, BPF_NOEXIST) == 0)
-		emit(tp, cookie, now, flags);
-}
-
-static void forget(struct tcp_sock *tp, __u64 cookie)
-{
-	if (!bpf_map_lookup_elem(&state, &cookie))
+	struct rtac_state *st = bpf_sk_storage_get(&state, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!st || st->cookie)
 		return;
-	emit(tp, cookie, bpf_ktime_get_ns(), SAMPLE_CLOSED);
-	bpf_map_delete_elem(&state, &cookie);
-	bpf_map_delete_elem(&clamps, &cookie);
+	__u32 zero = 0;
+	struct rtac_ctl *c = bpf_map_lookup_elem(&ctl, &zero);
+	__u64 now = bpf_ktime_get_ns();
+	st->cookie = cookie;
+	st->last_sample_ns = now;
+	st->interval_ns = DEFAULT_INTERVAL_NS;
+	st->seq = 1;
+	/* Until user space has answered the first sample, the controller's
+	 * initial window. */
+	st->want = c ? c->initial_clamp : 0;
+	st->orig_clamp = tp->window_clamp;
+	st->orig_cwnd_clamp = tp->snd_cwnd_clamp;
+	emit(tp, st, now, flags);
+}
+
+static void forget(void *sk, struct tcp_sock *tp)
+{
+	struct rtac_state *st = bpf_sk_storage_get(&state, sk, 0, 0);
+	if (!st || !st->cookie)
+		return;
+	st->seq++;
+	emit(tp, st, bpf_ktime_get_ns(), SAMPLE_CLOSED);
+	bpf_map_delete_elem(&clamps, &st->cookie);
+	st->cookie = 0;
 }
 
 /* Gives the kernel its window back: a clamp of at least what the socket
@@ -287,58 +348,64 @@ static void restore(void *sk, struct tcp_sock *tp, struct rtac_state *st)
 	st->applied = 0;
 }
 
-/* Applies user space's window to one socket and sends a sample when one is
- * due. `sk` is what bpf_setsockopt takes in the calling program type. */
-static void control(void *sk, struct tcp_sock *tp, __u64 cookie)
-{
-	struct rtac_state *st = bpf_map_lookup_elem(&state, &cookie);
-	if (!st)
-		return;
-	__u64 now = bpf_ktime_get_ns();
-	struct rtac_clamp *c = bpf_map_lookup_elem(&clamps, &cookie);
-	struct rtac_ctl *settings = user_space_alive(now);
-	if (!settings) {
-		restore(sk, tp, st);
-		return;
-	}
-	/* Until user space has answered the socket's first sample, the
-	 * controller's initial window. */
-	__u32 want = c ? c->clamp : settings->initial_clamp;
-	if (want && tp->window_clamp != want) {
-		int v = want;
-		if (bpf_setsockopt(sk, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)) == 0)
-			st->applied = 1;
-	}
-	__u64 interval = DEFAULT_INTERVAL_NS;
-	if (c) {
-		if (c->cwnd_clamp && tp->snd_cwnd_clamp != c->cwnd_clamp) {
-			int v = c->cwnd_clamp;
-			if (bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &v, sizeof(v)) == 0)
-				st->cwnd_applied = 1;
-		}
-		if (c->interval_ns)
-			interval = c->interval_ns;
-	}
-	if (now - st->last_sample_ns >= interval) {
-		st->last_sample_ns = now;
-		emit(tp, cookie, now, 0);
-	}
-}
-
 #define SENDER_ACKED (1ULL << 20)
 #define SENDER_RECEIVED (64ULL << 10)
 
 /* A socket that has sent a megabyte and received almost nothing is a
  * sender: without the uplink there is nothing to apply to it, so its
  * per-segment callback (one per data segment it sends) is turned off. */
-static void let_sender_go(struct bpf_sock_ops *ops, struct tcp_sock *tp)
+static void let_sender_go(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_ctl *c)
 {
-	__u32 zero = 0;
-	struct rtac_ctl *c = bpf_map_lookup_elem(&ctl, &zero);
-	if (!c || c->uplink || tp->bytes_acked < SENDER_ACKED || tp->bytes_received > SENDER_RECEIVED)
+	if (c->uplink || tp->bytes_acked < SENDER_ACKED || tp->bytes_received > SENDER_RECEIVED)
 		return;
 	bpf_sock_ops_cb_flags_set(ops, ops->bpf_sock_ops_cb_flags & ~BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
 }
+
+/* Holds user space's window on one socket, and sends a sample when one is
+ * due. `sk` is what bpf_setsockopt takes in the calling program type; `ops`
+ * is the sock_ops context, or NULL from an iterator. */
+static void control(void *sk, struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_state *st)
+{
+	__u64 now = bpf_ktime_get_ns();
+	if (st->answered != st->seq && now >= st->next_lookup_ns) {
+		st->next_lookup_ns = now + LOOKUP_GAP_NS;
+		struct rtac_clamp *c = bpf_map_lookup_elem(&clamps, &st->cookie);
+		if (c && c->seq != st->answered) {
+			st->answered = c->seq;
+			st->want = c->clamp;
+			st->cwnd_want = c->cwnd_clamp;
+			if (c->interval_ns)
+				st->interval_ns = c->interval_ns;
+		}
+	}
+	if (now - st->last_sample_ns >= st->interval_ns) {
+		st->last_sample_ns = now;
+		struct rtac_ctl *settings = user_space_alive(now);
+		if (!settings) {
+			/* Until user space answers a sample again. */
+			restore(sk, tp, st);
+			st->want = 0;
+			st->cwnd_want = 0;
+			st->answered = st->seq;
+			return;
+		}
+		if (ops)
+			let_sender_go(ops, tp, settings);
+		st->seq++;
+		emit(tp, st, now, 0);
+	}
+	if (st->want && tp->window_clamp != st->want) {
+		int v = st->want;
+		if (bpf_setsockopt(sk, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)) == 0)
+			st->applied = 1;
+	}
+	if (st->cwnd_want && tp->snd_cwnd_clamp != st->cwnd_want) {
+		int v = st->cwnd_want;
+		if (bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &v, sizeof(v)) == 0)
+			st->cwnd_applied = 1;
+	}
+}
+
 
 SEC("sockops")
 int rtac_sockops(struct bpf_sock_ops *ops)
@@ -349,21 +416,22 @@ int rtac_sockops(struct bpf_sock_ops *ops)
 	struct tcp_sock *tp = bpf_skc_to_tcp_sock(bsk);
 	if (!tp)
 		return 1;
-	__u64 cookie = bpf_get_socket_cookie(ops);
 	switch (ops->op) {
+	case BPF_SOCK_OPS_HDR_OPT_LEN_CB: {
+		struct rtac_state *st = bpf_sk_storage_get(&state, bsk, 0, 0);
+		if (st && st->cookie)
+			control(ops, ops, tp, st);
+		break;
+	}
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
 	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
 		bpf_sock_ops_cb_flags_set(ops, ops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG |
 						       BPF_SOCK_OPS_STATE_CB_FLAG);
-		track(tp, cookie, bpf_ktime_get_ns(), SAMPLE_NEW);
-		break;
-	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
-		control(ops, tp, cookie);
-		let_sender_go(ops, tp);
+		track(bsk, tp, bpf_get_socket_cookie(ops), SAMPLE_NEW);
 		break;
 	case BPF_SOCK_OPS_STATE_CB:
 		if (ops->args[1] == TCP_CLOSE)
-			forget(tp, cookie);
+			forget(bsk, tp);
 		break;
 	}
 	return 1;
@@ -409,13 +477,13 @@ int rtac_adopt(struct bpf_iter__tcp *ctx)
 	struct rtac_ctl *c = bpf_map_lookup_elem(&ctl, &zero);
 	if (!c || !in_cgroup(tp, c->cgroup_id))
 		return 0;
-	__u64 cookie = bpf_get_socket_cookie(tp);
-	if (bpf_map_lookup_elem(&state, &cookie))
+	struct rtac_state *st = bpf_sk_storage_get(&state, tp, 0, 0);
+	if (st && st->cookie)
 		return 0;
 	int flags = BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG | BPF_SOCK_OPS_STATE_CB_FLAG;
 	if (bpf_setsockopt(tp, SOL_TCP, TCP_BPF_SOCK_OPS_CB_FLAGS_VAL, &flags, sizeof(flags)) != 0)
 		return 0;
-	track(tp, cookie, bpf_ktime_get_ns(), SAMPLE_NEW | SAMPLE_ADOPTED);
+	track(tp, tp, bpf_get_socket_cookie(tp), SAMPLE_NEW | SAMPLE_ADOPTED);
 	return 0;
 }
 
@@ -429,9 +497,8 @@ int rtac_release(struct bpf_iter__tcp *ctx)
 	struct tcp_sock *tp = iter_tcp_sock(ctx);
 	if (!tp)
 		return 0;
-	__u64 cookie = bpf_get_socket_cookie(tp);
-	struct rtac_state *st = bpf_map_lookup_elem(&state, &cookie);
-	if (!st)
+	struct rtac_state *st = bpf_sk_storage_get(&state, tp, 0, 0);
+	if (!st || !st->cookie)
 		return 0;
 	restore(tp, tp, st);
 	int flags = 0;
@@ -439,8 +506,8 @@ int rtac_release(struct bpf_iter__tcp *ctx)
 		flags &= ~(BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG | BPF_SOCK_OPS_STATE_CB_FLAG);
 		bpf_setsockopt(tp, SOL_TCP, TCP_BPF_SOCK_OPS_CB_FLAGS_VAL, &flags, sizeof(flags));
 	}
-	bpf_map_delete_elem(&state, &cookie);
-	bpf_map_delete_elem(&clamps, &cookie);
+	bpf_map_delete_elem(&clamps, &st->cookie);
+	bpf_sk_storage_delete(&state, tp);
 	return 0;
 }
 

@@ -22,7 +22,8 @@ pub struct Ctl {
     pub reserved: u32,
 }
 
-/// `clamps[cookie]`: the window to apply and when to sample next.
+/// `clamps[cookie]`: the answer to a sample: the window to apply and when
+/// to sample next. The program reads it only while a sample is unanswered.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Clamp {
@@ -31,6 +32,9 @@ pub struct Clamp {
     /// Uplink: TCP_BPF_SNDCWND_CLAMP in packets; 0: none.
     pub cwnd_clamp: u32,
     pub interval_ns: u64,
+    /// The [`Sample::seq`] this answers.
+    pub seq: u32,
+    pub reserved: u32,
 }
 
 /// A sample was sent when the socket was first seen.
@@ -67,7 +71,8 @@ pub struct Sample {
     pub srtt_us8: u32,
     pub snd_cwnd: u32,
     pub mss_cache: u32,
-    pub reserved: u32,
+    /// Numbers a socket's samples, from 1.
+    pub seq: u32,
 }
 
 // SAFETY: plain integers, no padding the kernel could leave undefined
@@ -106,7 +111,7 @@ mod tests {
     #[test]
     fn layouts_match_the_c_structs() {
         assert_eq!(std::mem::size_of::<Ctl>(), 40);
-        assert_eq!(std::mem::size_of::<Clamp>(), 16);
+        assert_eq!(std::mem::size_of::<Clamp>(), 24);
         assert_eq!(std::mem::size_of::<Sample>(), 104);
         assert_eq!(std::mem::offset_of!(Sample, bytes_acked), 80);
         assert_eq!(std::mem::offset_of!(Sample, min_rtt_us), 56);

@@ -17,6 +17,15 @@ use std::sync::Arc;
 /// The largest TCP_WINDOW_CLAMP the program can write (a u32 in the map).
 const MAX_CLAMP: u64 = u32::MAX as u64;
 
+/// The shortest time between two samples of a socket. Each sample crosses
+/// into user space and back (the ring buffer, a step, a map update: about
+/// 10 µs of CPU in all), so on sub-millisecond paths (veth, loopback, a
+/// LAN) sampling at the socket driver's [`crate::step::MIN_STEP`] would
+/// cost about 1 % of a CPU per socket. It changes nothing where there is a
+/// queue to control: a standing queue of even 2 ms raises the RTT, and so
+/// the step interval, above it.
+pub const MIN_SAMPLE_INTERVAL: Duration = Duration::from_millis(2);
+
 /// What to do with the `clamps` map after a sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Action {
@@ -197,14 +206,14 @@ impl Engine {
             });
         }
         let clamp = d.rwnd.map_or(0, |w| w.clamp(1, MAX_CLAMP) as u32);
-        let mut interval = d.interval;
+        let mut interval = d.interval.max(MIN_SAMPLE_INTERVAL);
         let mut cwnd_clamp = 0;
         if self.uplink {
             let (c, up_interval) = self.step_uplink(s.cookie, now, s)?;
             cwnd_clamp = c;
-            interval = up_interval.map_or(interval, |u| u.min(interval));
+            interval = up_interval.map_or(interval, |u| u.max(MIN_SAMPLE_INTERVAL).min(interval));
         }
-        Ok(Some(Action::Set(s.cookie, Clamp { clamp, cwnd_clamp, interval_ns: interval.as_nanos() })))
+        Ok(Some(Action::Set(s.cookie, Clamp { clamp, cwnd_clamp, interval_ns: interval.as_nanos(), seq: s.seq, reserved: 0 })))
     }
 }
 
@@ -239,7 +248,10 @@ mod tests {
         let mut copied = 0u32;
         for i in 0..200u64 {
             let segs = (i * 30) as u32;
-            let s = sample(7, i * 60, copied, 60 + (i % 7) as u32, segs, if i == 0 { SAMPLE_NEW } else { 0 });
+            let s = Sample {
+                seq: i as u32 + 1,
+                ..sample(7, i * 60, copied, 60 + (i % 7) as u32, segs, if i == 0 { SAMPLE_NEW } else { 0 })
+            };
             let a = e.on_sample(&s).unwrap().unwrap();
             let step_bytes = if i == 0 { 0 } else { 30 * 1448 };
             let want = reference.step(
@@ -254,6 +266,8 @@ mod tests {
                 Action::Set(7, c) => {
                     assert_eq!(Some(c.clamp as u64), want.rwnd, "step {i}");
                     assert_eq!(c.interval_ns, want.interval.as_nanos());
+                    // The program takes the answer by the sample's number.
+                    assert_eq!(c.seq, i as u32 + 1);
                 }
                 other => panic!("{other:?}"),
             }
@@ -306,5 +320,38 @@ mod tests {
         let a = e.on_sample(&sample(1, 10, 100, 10, 5, 0)).unwrap();
         assert!(matches!(a, Some(Action::Set(1, Clamp { clamp: 0, .. }))), "{a:?}");
         assert_eq!(e.flows().next().unwrap().1.bytes, 200);
+    }
+
+    #[test]
+    fn a_sub_millisecond_path_is_sampled_at_the_floor_a_slow_one_per_rtt() {
+        let cfg = AgentConfig::new("rtac", &["bdp=100"]).unwrap();
+        let mut e = Engine::new(cfg, None);
+        let interval = |e: &mut Engine, cookie: u64, rtt_us: u32| {
+            let mut last = None;
+            for i in 0..50u64 {
+                let s = Sample {
+                    cookie,
+                    t_ns: i * 2_000_000,
+                    copied_seq: (i * 10 * 1448) as u32,
+                    rcv_rtt_us8: rtt_us * 8,
+                    data_segs_in: (i * 10) as u32,
+                    rcv_mss: 1448,
+                    min_rtt_us: rtt_us,
+                    flags: if i == 0 { SAMPLE_NEW } else { 0 },
+                    seq: i as u32 + 1,
+                    ..Sample::default()
+                };
+                last = e.on_sample(&s).unwrap();
+            }
+            match last {
+                Some(Action::Set(_, c)) => Duration::from_nanos(c.interval_ns),
+                other => panic!("{other:?}"),
+            }
+        };
+        // veth: a 30 µs RTT; the socket driver would step every 500 µs.
+        assert_eq!(interval(&mut e, 1, 30), MIN_SAMPLE_INTERVAL);
+        // A 40 ms path is sampled once per RTT, as before.
+        let slow = interval(&mut e, 2, 40_000);
+        assert!(slow >= Duration::from_millis(35) && slow <= Duration::from_millis(45), "{slow:?}");
     }
 }

@@ -20,10 +20,15 @@ struct Link {
 /// Drives `c` for `secs` seconds on `link(t)` in 1 ms steps; returns the
 /// mean rate (bytes/s) and the mean RTT over the last `tail` seconds.
 fn drive(c: &mut AnyController, secs: u64, tail: u64, link: impl Fn(f64) -> Link) -> (f64, f64) {
+    drive_from(Instant::ZERO, c, secs, tail, link)
+}
+
+/// [`drive`] with the controller's clock reading `start` at the flow's start.
+fn drive_from(start: Instant, c: &mut AnyController, secs: u64, tail: u64, link: impl Fn(f64) -> Link) -> (f64, f64) {
     let (mut bytes, mut rtt_sum, mut n) = (0.0, 0.0, 0u64);
     let mut carry = 0.0;
     for ms in 0..secs * 1000 {
-        let now = Instant::from_millis(ms);
+        let now = start + Duration::from_millis(ms);
         let l = link(ms as f64 / 1e3);
         let base = l.base.as_secs_f64() + l.other_queue.as_secs_f64();
         // A loss-based sender fills at most the pipe and a buffer of 5 BDP.
@@ -98,3 +103,23 @@ fn it_follows_a_route_change_that_raises_the_base_rtt() {
     let m = c.state().rtt_min.expect("an RTT_m").as_secs_f64();
     assert!((0.079..0.1).contains(&m), "RTT*_m {m:.3} s");
 }
+
+#[test]
+fn a_flow_that_starts_long_after_its_clock_starts_like_one_at_zero() {
+    // A live socket's clock is the time since boot. Its first RTT is the
+    // handshake's, then it waits 300 ms for the first data (a request to
+    // answer, iperf3 -R's setup). Four hours in, the first two seconds must
+    // go as they do at time zero: no drain probe before anything was
+    // measured, which would start from four packets.
+    let first_2s = |start: Instant| {
+        let mut c = rtac("");
+        c.on_rtt_sample(start, Duration::from_millis(80));
+        for ms in 0..300 {
+            c.on_data_consumed(start + Duration::from_millis(ms), 0);
+        }
+        drive_from(start + Duration::from_millis(300), &mut c, 2, 2, fixed(100.0, 80)).0
+    };
+    let (at_zero, later) = (first_2s(Instant::ZERO), first_2s(Instant::from_millis(4 * 3600 * 1000)));
+    assert!(later >= 0.95 * at_zero, "first 2 s: {:.1} Mbit/s at 4 h against {:.1} at 0", later * 8e-6, at_zero * 8e-6);
+}
+

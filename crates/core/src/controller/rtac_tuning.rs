@@ -148,8 +148,10 @@ pub struct Tuner {
     mode: Mode,
     probe: Option<Probe>,
     /// The later of the last probe's end and the last period whose smoothed
-    /// RTT was inside the band above RTT*_m: probes are timed from it.
-    quiet: Instant,
+    /// RTT was inside the band above RTT*_m: probes are timed from it. Until
+    /// then the flow's first event (a clock may start anywhere: a live
+    /// socket's is the time since boot).
+    quiet: Option<Instant>,
     /// Minimum RTT of the current and of the previous probe cycle.
     min_cur: Option<Duration>,
     min_prev: Option<Duration>,
@@ -186,7 +188,7 @@ impl Tuner {
         Tuner {
             mode: Mode::Startup,
             probe: None,
-            quiet: Instant::ZERO,
+            quiet: None,
             min_cur: None,
             min_prev: None,
             undrained: None,
@@ -239,6 +241,7 @@ impl Tuner {
         if rtt.is_zero() {
             return;
         }
+        self.quiet.get_or_insert(now);
         self.min_cur = Some(self.min_cur.map_or(rtt, |m| m.min(rtt)));
         if let Some(p) = &mut self.probe {
             if p.measure.is_some_and(|(from, _)| now >= from) {
@@ -278,7 +281,7 @@ impl Tuner {
             // during any one's probe, so all of them time their next probe
             // from the same moment and drain together (as BBR flows align
             // their ProbeRTT on a shared min_rtt, Cardwell et al. 2016).
-            self.quiet = now;
+            self.quiet = Some(now);
         }
         match self.probe {
             // A live socket may give one RTT sample per RTT or fewer: the
@@ -323,7 +326,7 @@ impl Tuner {
     }
 
     fn probe_due(&self, now: Instant) -> bool {
-        let since = now.saturating_since(self.quiet);
+        let since = self.quiet.map_or(Duration::ZERO, |q| now.saturating_since(q));
         match self.mode {
             // Startup ends at the first sign of a queue twice the target,
             // before a sender's slow start has filled a deep buffer, and
@@ -346,6 +349,7 @@ impl Tuner {
     /// that was in flight (up to the right edge advertised before the
     /// probe, which a receiver does not pull back) has arrived.
     pub fn on_consumed(&mut self, now: Instant, bytes: u64) {
+        self.quiet.get_or_insert(now);
         let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
         if let Some(p) = &mut self.probe {
             if p.measure.is_some() {
@@ -367,7 +371,7 @@ impl Tuner {
     fn finish_probe(&mut self, now: Instant, p: Probe, rtt_m_star: Duration, target_queue: Duration) {
         self.probe = None;
         self.high_periods = 0;
-        self.quiet = now;
+        self.quiet = Some(now);
         let Some(floor) = p.floor else {
             return; // no sample: nothing learnt
         };

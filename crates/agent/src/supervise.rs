@@ -162,23 +162,55 @@ fn autotuning_window_limit() -> Option<(u64, String)> {
     Some((max / 2, text.trim().to_string()))
 }
 
+/// The largest net.ipv4.tcp_rmem[2] at which Linux keeps the receive
+/// window scale at 10 (65535 << 10 bytes). From it Linux picks the scale
+/// (tcp_select_initial_window), and tcp_select_window never shrinks the
+/// offered window: it rounds what is left of it up to a multiple of
+/// 2^scale. At a scale of 11 or more an ACK that covers fewer bytes than
+/// that (one or two segments: delayed ACKs) moves the right edge forward
+/// again, so a window, once open, never comes down and a controller's
+/// lower window (RTAC's drain probe) is ignored. At 10 any ACK of a full
+/// segment (1448 bytes) lets it shrink.
+pub const RMEM_MAX_AT_SCALE_10: u64 = 65_535 << 10;
+
 /// Raises net.ipv4.tcp_rmem[2] when the controller may ask for a window
-/// the receive buffer could not hold; says so, and returns the old value
-/// to restore.
+/// the receive buffer could not hold, up to [`RMEM_MAX_AT_SCALE_10`]; says
+/// so, and what remains capped, and returns the old value to restore.
 fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
     let want = cfg.controller(rtac_core::DEFAULT_MSS).ok()?.max_window()?;
     let (limit, old) = autotuning_window_limit()?;
+    if 2 * limit > RMEM_MAX_AT_SCALE_10 {
+        eprintln!(
+            "rtac: warning: net.ipv4.tcp_rmem = \"{old}\" makes Linux use a receive window scale above 10, at \
+             which an open window does not come down when ACKs cover fewer bytes than its unit: lower windows \
+             the controller asks for may not take effect (a maximum of at most {RMEM_MAX_AT_SCALE_10} avoids it)"
+        );
+    }
     if want <= limit {
         return None;
     }
+    let target = (2 * want).min(RMEM_MAX_AT_SCALE_10);
+    let capped = if target < 2 * want {
+        format!(
+            " up to about {} bytes (the controller may ask for {want}, but a larger limit would raise the window \
+             scale above 10, at which lower windows stop taking effect)",
+            target / 2
+        )
+    } else {
+        format!(" up to the {want} bytes the controller may ask for")
+    };
+    if target <= 2 * limit {
+        eprintln!("rtac: note: receive buffers stop at about {limit} bytes (net.ipv4.tcp_rmem = \"{old}\"), which holds windows{capped}");
+        return None;
+    }
     let mut f = old.split_whitespace().map(str::to_string).collect::<Vec<_>>();
-    f[2] = (2 * want).to_string();
+    f[2] = target.to_string();
     let new = f.join(" ");
     match std::fs::write("/proc/sys/net/ipv4/tcp_rmem", &new) {
         Ok(()) => {
             eprintln!(
-                "rtac: raised net.ipv4.tcp_rmem from \"{old}\" to \"{new}\" so that sockets can open the {want}-byte \
-                 window the controller may ask for (restored at exit)"
+                "rtac: raised net.ipv4.tcp_rmem from \"{old}\" to \"{new}\" so that sockets can open windows{capped} \
+                 (restored at exit)"
             );
             Some(old)
         }

@@ -209,8 +209,8 @@ fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
     match std::fs::write("/proc/sys/net/ipv4/tcp_rmem", &new) {
         Ok(()) => {
             eprintln!(
-                "rtac: raised net.ipv4.tcp_rmem from \"{old}\" to \"{new}\" so that sockets can open windows{capped} \
-                 (restored at exit)"
+                "rtac: raised net.ipv4.tcp_rmem from \"{old}\" to \"{new}\" so that sockets can open windows{capped}; \
+                 restored at exit"
             );
             Some(old)
         }

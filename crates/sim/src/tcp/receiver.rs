@@ -327,7 +327,6 @@ mod tests {
         r.on_data(t, &data(1, t), &mut out);
         let Kind::Ack { win, .. } = out[0].kind else { panic!() };
         assert_eq!(win, 49_152, "tcp_win_from_space(64 KB) with tcp_adv_win_scale = 2");
-        let win = 49_152;
         // A smaller controller window cannot pull the edge back.
         r.controller =
             AnyController::new(ControllerKind::Static, MSS, &Params::parse_list("rmem_max=8KB").unwrap()).unwrap();

@@ -564,10 +564,15 @@ fn a_window_above_the_buffer_limit_raises_it_says_so_and_restores_it() {
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     // Twice the window, but never above the limit that keeps the window
-    // scale at 10 (above it the kernel cannot lower an open window).
+    // scale at 10 (above it the kernel cannot lower an open window). A
+    // machine already at that limit (another rtac running) gets a note.
     let raised = (2 * max).min(65_535 << 10);
-    assert!(err.contains("rtac: raised net.ipv4.tcp_rmem from") && err.contains(&format!(" {raised}\"")), "{err}");
-    assert!(err.contains("rtac: restored net.ipv4.tcp_rmem"), "{err}");
+    if raised > max {
+        assert!(err.contains("rtac: raised net.ipv4.tcp_rmem from") && err.contains(&format!(" {raised}\"")), "{err}");
+        assert!(err.contains("rtac: restored net.ipv4.tcp_rmem"), "{err}");
+    } else {
+        assert!(err.contains("rtac: note: receive buffers stop at about") && err.contains("window scale above 10"), "{err}");
+    }
     assert_eq!(std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").unwrap(), before);
     let small = format!("rmem_max={}", max / 4);
     let o = rtac().args(["run", "--mode", "bpf", "-c", "static", "-p", &small, "--", "true"]).output().unwrap();

@@ -571,7 +571,10 @@ fn a_window_above_the_buffer_limit_raises_it_says_so_and_restores_it() {
         assert!(err.contains("rtac: raised net.ipv4.tcp_rmem from") && err.contains(&format!(" {raised}\"")), "{err}");
         assert!(err.contains("rtac: restored net.ipv4.tcp_rmem"), "{err}");
     } else {
-        assert!(err.contains("rtac: note: receive buffers stop at about") && err.contains("window scale above 10"), "{err}");
+        assert!(
+            err.contains("rtac: note: receive buffers stop at about") && err.contains("window scale above 10"),
+            "{err}"
+        );
     }
     assert_eq!(std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").unwrap(), before);
     let small = format!("rmem_max={}", max / 4);

@@ -122,4 +122,3 @@ fn a_flow_that_starts_long_after_its_clock_starts_like_one_at_zero() {
     let (at_zero, later) = (first_2s(Instant::ZERO), first_2s(Instant::from_millis(4 * 3600 * 1000)));
     assert!(later >= 0.95 * at_zero, "first 2 s: {:.1} Mbit/s at 4 h against {:.1} at 0", later * 8e-6, at_zero * 8e-6);
 }
-

@@ -213,7 +213,10 @@ impl Engine {
             cwnd_clamp = c;
             interval = up_interval.map_or(interval, |u| u.max(MIN_SAMPLE_INTERVAL).min(interval));
         }
-        Ok(Some(Action::Set(s.cookie, Clamp { clamp, cwnd_clamp, interval_ns: interval.as_nanos(), seq: s.seq, reserved: 0 })))
+        Ok(Some(Action::Set(
+            s.cookie,
+            Clamp { clamp, cwnd_clamp, interval_ns: interval.as_nanos(), seq: s.seq, reserved: 0 },
+        )))
     }
 }
 

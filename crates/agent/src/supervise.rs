@@ -154,12 +154,11 @@ fn remove_leftover_cgroups(root: &Path) -> Vec<String> {
     said
 }
 
-/// The largest window Linux auto-tuning can open: tcp_rmem[2] scaled by
-/// the usual payload share of a buffer (half: tcp_adv_win_scale = 1).
-fn autotuning_window_limit() -> Option<(u64, String)> {
+/// net.ipv4.tcp_rmem: its maximum, and the whole setting as text.
+fn tcp_rmem() -> Option<(u64, String)> {
     let text = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").ok()?;
     let max = text.split_whitespace().nth(2)?.parse::<u64>().ok()?;
-    Some((max / 2, text.trim().to_string()))
+    Some((max, text.trim().to_string()))
 }
 
 /// The largest net.ipv4.tcp_rmem[2] at which Linux keeps the receive
@@ -178,8 +177,11 @@ pub const RMEM_MAX_AT_SCALE_10: u64 = 65_535 << 10;
 /// so, and what remains capped, and returns the old value to restore.
 fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
     let want = cfg.controller(rtac_core::DEFAULT_MSS).ok()?.max_window()?;
-    let (limit, old) = autotuning_window_limit()?;
-    if 2 * limit > RMEM_MAX_AT_SCALE_10 {
+    let (max, old) = tcp_rmem()?;
+    // The largest window auto-tuning opens: the usual payload share of a
+    // buffer (half: tcp_adv_win_scale = 1).
+    let limit = max / 2;
+    if max > RMEM_MAX_AT_SCALE_10 {
         eprintln!(
             "rtac: warning: net.ipv4.tcp_rmem = \"{old}\" makes Linux use a receive window scale above 10, at \
              which an open window does not come down when ACKs cover fewer bytes than its unit: lower windows \
@@ -199,7 +201,7 @@ fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
     } else {
         format!(" up to the {want} bytes the controller may ask for")
     };
-    if target <= 2 * limit {
+    if target <= max {
         eprintln!("rtac: note: receive buffers stop at about {limit} bytes (net.ipv4.tcp_rmem = \"{old}\"), which holds windows{capped}");
         return None;
     }

@@ -18,9 +18,9 @@
  *     buffer, so a clamp set once does not hold.
  * The per-segment path is kept short, since it runs for every ACK the
  * receiver sends: the socket's state is in its own storage (no hash
- * lookup), `clamps` is read only while an answer is awaited (at most
- * once per LOOKUP_GAP_NS), and the
- * liveness of user space is checked once per sample. A sample of a socket
+ * lookup), `clamps` is read only while an answer is awaited (at most once
+ * per LOOKUP_GAP_NS), and the liveness of user space is checked once per
+ * sample. A sample of a socket
  * sampled more often than WAKE_GAP_NS wakes user space at most once per
  * WAKE_GAP_NS (the others wait in the ring for the next wake-up).
  * With the uplink on, user space also bounds a sending socket's congestion
@@ -362,9 +362,8 @@ static void let_sender_go(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct 
 }
 
 /* Holds user space's window on one socket, and sends a sample when one is
- * due. `sk` is what bpf_setsockopt takes in the calling program type; `ops`
- * is the sock_ops context, or NULL from an iterator. */
-static void control(void *sk, struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_state *st)
+ * due (sock_ops, on every outgoing segment). */
+static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_state *st)
 {
 	__u64 now = bpf_ktime_get_ns();
 	if (st->answered != st->seq && now >= st->next_lookup_ns) {
@@ -383,25 +382,24 @@ static void control(void *sk, struct bpf_sock_ops *ops, struct tcp_sock *tp, str
 		struct rtac_ctl *settings = user_space_alive(now);
 		if (!settings) {
 			/* Until user space answers a sample again. */
-			restore(sk, tp, st);
+			restore(ops, tp, st);
 			st->want = 0;
 			st->cwnd_want = 0;
 			st->answered = st->seq;
 			return;
 		}
-		if (ops)
-			let_sender_go(ops, tp, settings);
+		let_sender_go(ops, tp, settings);
 		st->seq++;
 		emit(tp, st, now, 0);
 	}
 	if (st->want && tp->window_clamp != st->want) {
 		int v = st->want;
-		if (bpf_setsockopt(sk, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)) == 0)
+		if (bpf_setsockopt(ops, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)) == 0)
 			st->applied = 1;
 	}
 	if (st->cwnd_want && tp->snd_cwnd_clamp != st->cwnd_want) {
 		int v = st->cwnd_want;
-		if (bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &v, sizeof(v)) == 0)
+		if (bpf_setsockopt(ops, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &v, sizeof(v)) == 0)
 			st->cwnd_applied = 1;
 	}
 }
@@ -420,7 +418,7 @@ int rtac_sockops(struct bpf_sock_ops *ops)
 	case BPF_SOCK_OPS_HDR_OPT_LEN_CB: {
 		struct rtac_state *st = bpf_sk_storage_get(&state, bsk, 0, 0);
 		if (st && st->cookie)
-			control(ops, ops, tp, st);
+			control(ops, tp, st);
 		break;
 	}
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:

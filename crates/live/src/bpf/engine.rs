@@ -206,13 +206,14 @@ impl Engine {
             });
         }
         let clamp = d.rwnd.map_or(0, |w| w.clamp(1, MAX_CLAMP) as u32);
-        let mut interval = d.interval.max(MIN_SAMPLE_INTERVAL);
+        let mut interval = d.interval;
         let mut cwnd_clamp = 0;
         if self.uplink {
             let (c, up_interval) = self.step_uplink(s.cookie, now, s)?;
             cwnd_clamp = c;
-            interval = up_interval.map_or(interval, |u| u.max(MIN_SAMPLE_INTERVAL).min(interval));
+            interval = up_interval.map_or(interval, |u| u.min(interval));
         }
+        let interval = interval.max(MIN_SAMPLE_INTERVAL);
         Ok(Some(Action::Set(
             s.cookie,
             Clamp { clamp, cwnd_clamp, interval_ns: interval.as_nanos(), seq: s.seq, reserved: 0 },

@@ -25,10 +25,26 @@ fn drive(c: &mut AnyController, secs: u64, tail: u64, link: impl Fn(f64) -> Link
 
 /// [`drive`] with the controller's clock reading `start` at the flow's start.
 fn drive_from(start: Instant, c: &mut AnyController, secs: u64, tail: u64, link: impl Fn(f64) -> Link) -> (f64, f64) {
+    drive_lossy(start, c, secs, tail, link, |_| false)
+}
+
+/// [`drive_from`] where a segment is lost (a hole opens) in each
+/// millisecond `ms` for which `lost(ms)` holds.
+fn drive_lossy(
+    start: Instant,
+    c: &mut AnyController,
+    secs: u64,
+    tail: u64,
+    link: impl Fn(f64) -> Link,
+    lost: impl Fn(u64) -> bool,
+) -> (f64, f64) {
     let (mut bytes, mut rtt_sum, mut n) = (0.0, 0.0, 0u64);
     let mut carry = 0.0;
     for ms in 0..secs * 1000 {
         let now = start + Duration::from_millis(ms);
+        if lost(ms) {
+            c.on_sequence_hole(now);
+        }
         let l = link(ms as f64 / 1e3);
         let base = l.base.as_secs_f64() + l.other_queue.as_secs_f64();
         // A loss-based sender fills at most the pipe and a buffer of 5 BDP.
@@ -87,6 +103,31 @@ fn behind_a_queue_another_sender_holds_it_does_not_starve() {
     // The paper's RTAC counts the competitor's queue as its own and settles lower.
     let (paper, _) = drive(&mut rtac(&k_for(share, 20, 1.0)), 60, 20, link);
     assert!(paper < 0.75 * share * 1e6 / 8.0, "paper: {:.2} Mbit/s", paper * 8e-6);
+}
+
+#[test]
+fn a_loss_in_a_queue_far_deeper_than_its_own_means_a_competitor_at_once() {
+    // Alone for 5 s, then a loss-based sender fills the buffer: 150 ms of
+    // its queue, half the link left, and its overflows cost this flow a
+    // segment every 2 s. The loss says at once what the drain probes say
+    // only after several cycles.
+    let share = 10.0;
+    let link = |t: f64| {
+        if t < 5.0 {
+            Link { rate: 20e6 / 8.0, base: Duration::from_millis(20), other_queue: Duration::ZERO }
+        } else {
+            Link { rate: share * 1e6 / 8.0, base: Duration::from_millis(20), other_queue: Duration::from_millis(150) }
+        }
+    };
+    let overflows = |ms: u64| ms >= 6000 && ms % 2000 == 0;
+    let (got, _) = drive_lossy(Instant::ZERO, &mut rtac(""), 9, 1, link, overflows);
+    assert!(got >= 0.9 * share * 1e6 / 8.0, "with the losses: {:.2} Mbit/s in the ninth second", got * 8e-6);
+    // The control: the same without the losses is still held back then.
+    let (probes_only, _) = drive(&mut rtac(""), 9, 1, link);
+    assert!(probes_only < 0.75 * got, "without them: {:.2} Mbit/s", probes_only * 8e-6);
+    // A loss at the flow's own short queue (a radio's) changes nothing.
+    let (alone, rtt) = drive_lossy(Instant::ZERO, &mut rtac(""), 30, 10, fixed(20.0, 20), |ms| ms % 2000 == 0);
+    assert!(rtt <= 1.6 * 0.020 && alone >= 0.9 * 20e6 / 8.0, "alone with losses: RTT {rtt:.4} s");
 }
 
 #[test]

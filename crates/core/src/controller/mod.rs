@@ -1,8 +1,9 @@
 //! Receiver-side window controllers: one trait, one file per algorithm.
 //!
 //! A controller sees what a real receiver sees: RTT samples (from the TCP
-//! timestamp echo) and the bytes the application consumes. From these it
-//! decides the receive window (rwnd) to advertise, in bytes.
+//! timestamp echo), the bytes the application consumes and holes in the
+//! sequence (a segment lost on the way). From these it decides the receive
+//! window (rwnd) to advertise, in bytes.
 //!
 //! | name         | file            | source                                   |
 //! |--------------|-----------------|------------------------------------------|
@@ -31,6 +32,11 @@ pub trait Controller {
     /// The application copied `bytes` from the receive buffer to user space
     /// (RTAC Algorithm 1 and DRWA Algorithm 1 run here).
     fn on_data_consumed(&mut self, now: Instant, bytes: u64);
+
+    /// A segment arrived beyond a hole in the sequence: one sent before it
+    /// was lost on the way (or overtaken). Called once per hole, when it
+    /// opens. Only the self-tuning `rtac` uses it.
+    fn on_sequence_hole(&mut self, _now: Instant) {}
 
     /// A cross-layer hint from the access link: its whole data bandwidth and
     /// the share allocated to this receiver. Only `drw` uses it.
@@ -197,6 +203,9 @@ impl Controller for AnyController {
     }
     fn on_data_consumed(&mut self, now: Instant, bytes: u64) {
         self.inner_mut().on_data_consumed(now, bytes)
+    }
+    fn on_sequence_hole(&mut self, now: Instant) {
+        self.inner_mut().on_sequence_hole(now)
     }
     fn on_bandwidth_hint(&mut self, now: Instant, total: Bandwidth, allocated: Bandwidth) {
         self.inner_mut().on_bandwidth_hint(now, total, allocated)

@@ -176,6 +176,12 @@ impl Controller for Rtac {
         }
     }
 
+    fn on_sequence_hole(&mut self, _now: Instant) {
+        if let Some(t) = &mut self.tuner {
+            t.on_sequence_hole();
+        }
+    }
+
     fn on_data_consumed(&mut self, now: Instant, bytes: u64) {
         // Alg. 1 "on copying data to user space", lines 1-2 and 7-8.
         let start = self.counter.period_start();

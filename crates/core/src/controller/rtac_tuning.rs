@@ -40,6 +40,16 @@
 //!   Arun and Balakrishnan, NSDI 2018, §2.2) made active in the way of
 //!   Nimbus (Goyal et al., SIGCOMM 2022): the receiver changes its own rate
 //!   and watches whether the delay follows.
+//!   A loss answers the same question sooner: a segment lost while the
+//!   smoothed RTT is more than twice the target queueing delay above
+//!   RTT*_m overflowed a buffer that RTAC's own queue (about one target
+//!   deep) does not reach, so a loss-based sender fills it, and the tuner
+//!   switches at once. Delay alone cannot tell this from a link that
+//!   slows down during a probe (a cellular outage), which is why the
+//!   probes need several cycles; such a link does not overflow a buffer
+//!   under RTAC's window. This is the signal loss-based senders themselves
+//!   react to (a DropTail queue signals with loss when full), read at the
+//!   receiver as a hole in the sequence.
 //! - **Window bound**: eq. (8) raises the window with RTT / RTT*_m, so a
 //!   link that slows down (a cellular outage) raised the window into the
 //!   queue it found. The cooperative window is at most
@@ -166,6 +176,8 @@ pub struct Tuner {
     /// Bytes delivered per period.
     window: WindowedMax,
     high_periods: u32,
+    /// A hole opened in the sequence since the last period.
+    hole: bool,
     /// Probes finished so far.
     probes: u32,
 }
@@ -198,6 +210,7 @@ impl Tuner {
             last_rate: 0.0,
             window: WindowedMax::new(BW_ROUNDS),
             high_periods: 0,
+            hole: false,
             probes: 0,
         }
     }
@@ -252,6 +265,11 @@ impl Tuner {
         }
     }
 
+    /// A segment arrived beyond a hole: one before it was lost.
+    pub fn on_sequence_hole(&mut self) {
+        self.hole = true;
+    }
+
     /// The end of a counting period of `span` in which `bytes` were
     /// delivered; `srtt` is RTAC's smoothed RTT. Returns the decision for
     /// the window, given the RTAC parameters `a` and `theta`.
@@ -272,7 +290,18 @@ impl Tuner {
         let rtt_m_star = self.rtt_m_star()?;
         let bdp = self.bdp_pkts(mss)?;
         let target_queue = rtt_m_star.mul_f64(theta - 1.0);
-        self.high_periods = if srtt > rtt_m_star + target_queue.mul_f64(2.0) { self.high_periods + 1 } else { 0 };
+        // A high period: a queue twice RTAC's target.
+        let high = srtt > rtt_m_star + target_queue.mul_f64(2.0);
+        self.high_periods = if high { self.high_periods + 1 } else { 0 };
+        // A buffer overflowed while the queue was twice as deep as RTAC's
+        // own: a loss-based sender holds the queue. A probe would say the
+        // same only after COMPETITIVE_AFTER cycles, which a link that slows
+        // down for a while also fails (a trace's outage), but such a link
+        // does not overflow the buffer under RTAC's window.
+        if std::mem::take(&mut self.hole) && high && self.mode != Mode::Competitive {
+            self.mode = Mode::Competitive;
+            self.undrained = None;
+        }
         // Not in startup: its RTT_m may already carry a queue (a window
         // that filled the buffer before the first sample) and hide it.
         if self.mode != Mode::Startup && srtt <= rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION) {

@@ -164,6 +164,9 @@ impl Receiver {
             return 0;
         }
         if seq > self.rcv_nxt {
+            if self.ooo.is_empty() {
+                self.controller.on_sequence_hole(now);
+            }
             self.insert_ooo(seq);
             self.send_ack(now, out);
             return 0;

@@ -8,7 +8,8 @@
  *   - once per step interval (user space sets it to the controller's RTT
  *     estimate) it sends a sample of the socket's receive state to the ring
  *     buffer `samples`: the kernel's receiver RTT estimate (rcv_rtt_est),
- *     the bytes the program has read (copied_seq), the data segments in;
+ *     the bytes the program has read (copied_seq), the data segments in
+ *     and those that came out of order (a hole: a segment lost);
  *     user space answers each sample in `clamps` (by socket cookie) with
  *     the window to hold and the next interval;
  *   - on every outgoing segment (BPF_SOCK_OPS_HDR_OPT_LEN_CB, enabled by
@@ -116,6 +117,7 @@ struct tcp_sock {
 	__u32 snd_cwnd;
 	__u32 snd_cwnd_clamp;
 	__u32 mss_cache;
+	__u32 rcv_ooopack;
 	__u64 bytes_received;
 	__u64 bytes_acked;
 	struct {
@@ -198,6 +200,8 @@ struct rtac_sample {
 	__u32 snd_cwnd;
 	__u32 mss_cache;
 	__u32 seq;          /* numbers the samples of a socket, from 1 */
+	__u32 rcv_ooopack;  /* segments received out of order */
+	__u32 reserved;
 };
 
 struct {
@@ -284,6 +288,7 @@ static void emit(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 fl
 	s.srtt_us = tp->srtt_us;
 	s.snd_cwnd = tp->snd_cwnd;
 	s.mss_cache = tp->mss_cache;
+	s.rcv_ooopack = tp->rcv_ooopack;
 	if (flags & SAMPLE_NEW) {
 		struct sock_common *skc = &tp->inet_conn.icsk_inet.sk.__sk_common;
 		s.family = skc->skc_family;

@@ -112,7 +112,11 @@ impl SocketDriver {
         if let Some(seed) = handshake_rtt_sample(&info) {
             stepper.seed_rtt(now, seed);
         }
-        stepper.start_at(info.data_segs_in());
+        stepper.start_at(KernelSample {
+            rcv_rtt: None,
+            data_segs_in: info.data_segs_in(),
+            ooo_segs: info.rcv_ooopack(),
+        });
         let original_clamp = sys::window_clamp(fd).ok();
         if let ClampMode::Lock { rcvbuf } = cfg.clamp {
             sys::set_rcvbuf(fd, rcvbuf).map_err(AgentError::sys("setsockopt(SO_RCVBUF)"))?;
@@ -179,7 +183,8 @@ impl SocketDriver {
             0 => None,
             us => Some(Duration::from_micros(us as u64)),
         };
-        let d = self.stepper.step(now, bytes, KernelSample { rcv_rtt, data_segs_in: info.data_segs_in() });
+        let k = KernelSample { rcv_rtt, data_segs_in: info.data_segs_in(), ooo_segs: info.rcv_ooopack() };
+        let d = self.stepper.step(now, bytes, k);
         let rwnd = d.rwnd;
         if let Some(w) = rwnd {
             let changed = self.last.and_then(|l| l.rwnd) != Some(w);

@@ -132,6 +132,7 @@ const OFF_RCV_SPACE: usize = 96;
 const OFF_BYTES_RECEIVED: usize = 128;
 const OFF_MIN_RTT: usize = 148;
 const OFF_DATA_SEGS_IN: usize = 152;
+const OFF_RCV_OOOPACK: usize = 224;
 const OFF_OPTIONS: usize = 5;
 
 /// tcpi_options bits.
@@ -192,6 +193,10 @@ impl TcpInfo {
     /// (Linux >= 4.6).
     pub fn data_segs_in(&self) -> Option<u32> {
         self.u32_at(OFF_DATA_SEGS_IN)
+    }
+    /// tcpi_rcv_ooopack: segments received out of order (Linux >= 5.4).
+    pub fn rcv_ooopack(&self) -> Option<u32> {
+        self.u32_at(OFF_RCV_OOOPACK)
     }
 }
 
@@ -323,6 +328,8 @@ mod tests {
         assert!(info.advmss() > 60_000, "advmss {}", info.advmss());
         assert!(info.bytes_received().unwrap() >= 100_000);
         assert!(info.data_segs_in().unwrap() >= 2);
+        // Loopback neither loses nor reorders (the next field, snd_wnd, is not 0).
+        assert_eq!(info.rcv_ooopack(), Some(0));
         set_window_clamp(c.as_raw_fd(), 54_321).unwrap();
         assert_eq!(window_clamp(c.as_raw_fd()).unwrap(), 54_321);
         assert_eq!(peer_addr(c.as_raw_fd()), Some(l.local_addr().unwrap()));

@@ -73,6 +73,9 @@ pub struct Sample {
     pub mss_cache: u32,
     /// Numbers a socket's samples, from 1.
     pub seq: u32,
+    /// rcv_ooopack: segments received out of order.
+    pub rcv_ooopack: u32,
+    pub reserved: u32,
 }
 
 // SAFETY: plain integers, no padding the kernel could leave undefined
@@ -112,7 +115,8 @@ mod tests {
     fn layouts_match_the_c_structs() {
         assert_eq!(std::mem::size_of::<Ctl>(), 40);
         assert_eq!(std::mem::size_of::<Clamp>(), 24);
-        assert_eq!(std::mem::size_of::<Sample>(), 104);
+        assert_eq!(std::mem::size_of::<Sample>(), 112);
+        assert_eq!(std::mem::offset_of!(Sample, rcv_ooopack), 104);
         assert_eq!(std::mem::offset_of!(Sample, bytes_acked), 80);
         assert_eq!(std::mem::offset_of!(Sample, min_rtt_us), 56);
         assert_eq!(std::mem::offset_of!(Sample, daddr), 64);
@@ -120,11 +124,11 @@ mod tests {
 
     #[test]
     fn a_short_record_is_refused_and_the_peer_is_decoded() {
-        assert!(Sample::from_bytes(&[0; 103]).is_none());
+        assert!(Sample::from_bytes(&[0; 111]).is_none());
         let mut s = Sample { family: libc::AF_INET as u16, dport: 8080u16.to_be(), ..Sample::default() };
         s.daddr[..4].copy_from_slice(&[10, 0, 0, 1]);
         // SAFETY: plain integers, no padding.
-        let bytes: [u8; 104] = unsafe { std::mem::transmute(s) };
+        let bytes: [u8; 112] = unsafe { std::mem::transmute(s) };
         let back = Sample::from_bytes(&bytes).unwrap();
         assert_eq!(back.peer(), Some("10.0.0.1:8080".parse().unwrap()));
     }

@@ -126,7 +126,7 @@ impl Engine {
             0 => None,
             us => Some(Duration::from_micros(us as u64)),
         };
-        let d = up.stepper.step(now, bytes, KernelSample { rcv_rtt: srtt, data_segs_in: None });
+        let d = up.stepper.step(now, bytes, KernelSample { rcv_rtt: srtt, ..KernelSample::default() });
         if let Some(w) = d.rwnd {
             up.cwnd_clamp =
                 (w.div_ceil(s.mss_cache.max(1) as u64)).clamp(MIN_CWND_CLAMP as u64, u32::MAX as u64) as u32;
@@ -150,7 +150,11 @@ impl Engine {
             if let Some(rtt) = handshake_rtt(s) {
                 stepper.seed_rtt(now, rtt);
             }
-            stepper.start_at(Some(s.data_segs_in));
+            stepper.start_at(KernelSample {
+                rcv_rtt: None,
+                data_segs_in: Some(s.data_segs_in),
+                ooo_segs: Some(s.rcv_ooopack),
+            });
             let flow = Flow {
                 stepper,
                 copied_seq: s.copied_seq,
@@ -177,7 +181,8 @@ impl Engine {
             0 => None,
             us => Some(Duration::from_micros(us as u64)),
         };
-        let d = flow.stepper.step(now, bytes, KernelSample { rcv_rtt, data_segs_in: Some(s.data_segs_in) });
+        let k = KernelSample { rcv_rtt, data_segs_in: Some(s.data_segs_in), ooo_segs: Some(s.rcv_ooopack) };
+        let d = flow.stepper.step(now, bytes, k);
         let report = StepReport {
             t: now,
             rtt: d.state.rtt,
@@ -248,7 +253,7 @@ mod tests {
         // The reference: the shared stepper fed by hand the same way.
         let mut reference = Stepper::new(cfg.controller(1448).unwrap());
         reference.seed_rtt(Instant::from_nanos(0), Duration::from_millis(50));
-        reference.start_at(Some(0));
+        reference.start_at(KernelSample { data_segs_in: Some(0), ooo_segs: Some(0), ..KernelSample::default() });
         let mut copied = 0u32;
         for i in 0..200u64 {
             let segs = (i * 30) as u32;
@@ -264,6 +269,7 @@ mod tests {
                 KernelSample {
                     rcv_rtt: Some(Duration::from_micros((s.rcv_rtt_us8 >> 3) as u64)),
                     data_segs_in: Some(segs),
+                    ooo_segs: Some(0),
                 },
             );
             match a {

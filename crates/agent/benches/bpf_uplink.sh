@@ -5,11 +5,12 @@
 # every 0.1 s alongside. Each pair: without the daemon, then with
 # `rtac daemon --uplink -c rtac` on the client's cgroup.
 #   crates/agent/benches/bpf_uplink.sh [RUNS] [RTAC_PARAMS]
-# RTAC_PARAMS default: bdp=21 (5 Mbit/s x 50 ms / 1500 B).
+# RTAC_PARAMS default: none, the self-tuning RTAC; bdp=21 (5 Mbit/s x
+# 50 ms / 1500 B) gives the paper's RTAC with K for this path.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 RUNS=${1:-3}
-PARAMS=${2:-bdp=21}
+PARAMS=${2:-}
 BIN=$PWD/target/release
 W=$(mktemp -d /tmp/rtac-uplink.XXXX)
 CG=/sys/fs/cgroup/unified/rtac-uplink
@@ -32,7 +33,7 @@ PY
 }
 for i in $(seq "$RUNS"); do
   off=$(one)
-  "$BIN/rtac-dev" daemon --uplink -c rtac -p "$PARAMS" --cgroup $CG 2>"$W/daemon.err" & D=$!
+  "$BIN/rtac-dev" daemon --uplink -c rtac ${PARAMS:+-p "$PARAMS"} --cgroup $CG 2>"$W/daemon.err" & D=$!
   sleep 1
   on=$(one)
   kill -TERM $D; wait $D || true

@@ -119,6 +119,11 @@ impl PerRttCounter {
         self.start
     }
 
+    /// The bytes consumed so far in the current period.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     pub fn on_consumed(&mut self, now: Instant, bytes: u64, rtt: Option<Duration>) -> Option<u64> {
         let rtt = rtt?;
         let Some(start) = self.start else {

@@ -60,10 +60,23 @@
 //!   and the last period whose smoothed RTT was within the band above
 //!   RTT*_m (Copa's "has the queue nearly emptied recently?"). Every RTAC
 //!   receiver on a queue sees that during any one's probe, so they time
-//!   their next probes alike and drain together.
+//!   their next probes alike and drain together. A receiver whose own
+//!   probe is due within [`JOIN_WINDOW`] when it sees the queue fall into
+//!   the band starts it at once: the probes of two receivers due at about
+//!   the same time would otherwise follow each other, each alone finding
+//!   the other's share still queued, and the later one would be put off
+//!   again and again by the earlier one's. A receiver that joined while
+//!   another's queue stood has that queue in its RTT_m until a probe of
+//!   both drains it; until then its target is the sum of both queues and
+//!   the other one's window shrinks towards nothing. This is how BBR flows
+//!   come to share their ProbeRTT (Cardwell et al. 2016).
 //! - **Start**: until the first sign of a queue twice the target (or
 //!   [`MIN_PROBE_GAP`]) the window grows like Linux Auto-tuning, twice the
-//!   bytes per RTT ([`Mode::Startup`]); a probe then says whose queue it is.
+//!   bytes per RTT ([`Mode::Startup`]), counted over the last RTT as the
+//!   data arrives (`Rtac`): a window set only at a period's end reaches the
+//!   sender one RTT late and grows by sqrt(2) per RTT. A probe then says
+//!   whose queue it is. The start-up probe drains a queue that slow starts
+//!   have just built, and its samples do not measure Delta.
 //!
 //! When several RTAC receivers share one queue, a probe by one of them
 //! removes its whole share minus half a BDP of its own: with up to about
@@ -84,6 +97,8 @@ pub const PROBE_INTERVAL: Duration = Duration::from_secs(10);
 pub const COMPETITIVE_PROBE_INTERVAL: Duration = Duration::from_secs(5);
 /// The least time between an early probe and the previous one.
 pub const MIN_PROBE_GAP: Duration = Duration::from_secs(2);
+/// How early a receiver starts its probe when it sees another's.
+pub const JOIN_WINDOW: Duration = Duration::from_secs(2);
 /// Consecutive periods with twice the target queueing delay that call an
 /// early probe.
 pub const HIGH_PERIODS: u32 = 8;
@@ -215,6 +230,11 @@ impl Tuner {
         }
     }
 
+    /// Growing like Auto-tuning before the first probe.
+    pub fn growing(&self) -> bool {
+        self.mode == Mode::Startup && self.probe.is_none()
+    }
+
     pub fn probing(&self) -> bool {
         self.probe.is_some()
     }
@@ -304,7 +324,14 @@ impl Tuner {
         }
         // Not in startup: its RTT_m may already carry a queue (a window
         // that filled the buffer before the first sample) and hide it.
-        if self.mode != Mode::Startup && srtt <= rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION) {
+        let in_band = self.mode != Mode::Startup && srtt <= rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION);
+        // Another receiver's probe shows as the queue falling into the band;
+        // one whose own probe is due soon joins it, so that both drain at
+        // once (each alone would find the other's share still queued).
+        let join = in_band
+            && self.mode == Mode::Cooperative
+            && self.quiet.is_some_and(|q| now.saturating_since(q) >= PROBE_INTERVAL - JOIN_WINDOW);
+        if in_band {
             // The queue is nearly empty now (Copa's test, §2.2): nothing a
             // probe would learn. Every RTAC receiver on a queue sees this
             // during any one's probe, so all of them time their next probe
@@ -324,7 +351,7 @@ impl Tuner {
                 self.finish_probe(now, p, rtt_m_star, target_queue)
             }
             Some(p) => return Some(Decision::Window(p.rwnd)),
-            None if self.probe_due(now) => {
+            None if join || self.probe_due(now) => {
                 // Half the BDP, at the lower of the windowed and the last
                 // period's rate (the rate may just have dropped): the link
                 // stays about half used while the queue drains.
@@ -407,6 +434,10 @@ impl Tuner {
         self.probes += 1;
         let band = target_queue.mul_f64(OWN_QUEUE_FRACTION);
         let drained = floor <= rtt_m_star + band;
+        // The start-up probe drains a queue that slow starts (this
+        // receiver's sender, or another's) have just built, faster than the
+        // measuring phase lasts: its samples say nothing of Delta.
+        let from_startup = self.mode == Mode::Startup;
         if drained {
             // A new probe cycle: the minimum forgets the cycle before last.
             (self.min_prev, self.min_cur) = (self.min_cur, Some(floor));
@@ -427,7 +458,7 @@ impl Tuner {
                 self.mode = Mode::Cooperative;
             }
         }
-        if drained {
+        if drained && !from_startup {
             let mean = Duration::from_nanos((p.sum_ns / p.n as u128) as u64);
             let sample = mean.saturating_sub(self.rtt_min().unwrap_or(floor));
             self.delta = Some(match self.delta {

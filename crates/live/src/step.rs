@@ -7,7 +7,8 @@ use rtac_core::controller::{AnyController, Controller, ControllerState};
 use rtac_core::time::{Duration, Instant};
 
 /// The shortest time between two control steps. Steps follow the RTT
-/// estimate; on paths whose RTT is below this (loopback), a step's
+/// estimate (a fraction of it when the controller asks to see the bytes
+/// read more often than once per RTT); on paths whose RTT is below this (loopback), a step's
 /// per-RTT byte count spans this long instead.
 pub const MIN_STEP: Duration = Duration::from_micros(500);
 
@@ -106,7 +107,8 @@ impl Stepper {
             }
         }
         let state = self.ctl.state();
-        let interval = state.rtt.or(k.rcv_rtt).unwrap_or(FIRST_STEP).max(MIN_STEP);
+        let rtt = state.rtt.or(k.rcv_rtt).unwrap_or(FIRST_STEP);
+        let interval = rtt.div(self.ctl.reads_per_rtt().max(1) as u64).max(MIN_STEP);
         Decision { rwnd: self.ctl.rwnd(), interval, state }
     }
 }
@@ -140,6 +142,32 @@ mod tests {
             ms += 10;
         }
         rwnd as u64
+    }
+
+    #[test]
+    fn a_self_tuning_rtac_in_start_up_is_stepped_many_times_per_rtt() {
+        // 100 Mbit/s, 40 ms, the window filling the pipe: in start-up the
+        // window follows the bytes as they arrive, so the steps come at a
+        // 32nd of the RTT; the paper's RTAC is stepped once per RTT.
+        let intervals = |params: &str| {
+            let p = Params::parse_list(params).unwrap();
+            let mut s = Stepper::new(AnyController::new(ControllerKind::Rtac, 1448, &p).unwrap());
+            let rtt = Duration::from_millis(40);
+            let k = KernelSample { rcv_rtt: Some(rtt), data_segs_in: Some(0), ooo_segs: Some(0) };
+            s.start_at(k);
+            let (mut now, mut step, mut out) = (Instant::from_millis(0), Duration::from_millis(10), vec![]);
+            for _ in 0..20 {
+                // 500 KB per 40 ms: the pipe, whatever the window.
+                step = s.step(now, 500_000 * step.as_micros() / 40_000, k).interval;
+                out.push(step.as_micros());
+                now = now + step;
+            }
+            out
+        };
+        let tuning = intervals("");
+        assert!(tuning[5..].iter().all(|&us| us == 1250), "{tuning:?}");
+        let paper = intervals("k=3e-7");
+        assert!(paper[5..].iter().all(|&us| us == 40_000), "{paper:?}");
     }
 
     #[test]

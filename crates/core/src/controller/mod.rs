@@ -55,6 +55,13 @@ pub trait Controller {
     fn max_window(&self) -> Option<u64> {
         None
     }
+
+    /// How many times per RTT this controller wants to see the bytes read.
+    /// A receiver that reads in batches (a live socket's control steps,
+    /// normally one per RTT) steps this often.
+    fn reads_per_rtt(&self) -> u32 {
+        1
+    }
 }
 
 /// What a controller currently believes, for logs and time series.
@@ -218,5 +225,8 @@ impl Controller for AnyController {
     }
     fn max_window(&self) -> Option<u64> {
         self.inner().max_window()
+    }
+    fn reads_per_rtt(&self) -> u32 {
+        self.inner().reads_per_rtt()
     }
 }

@@ -91,3 +91,37 @@ fn two_self_tuning_receivers_share_one_queue_fairly_and_keep_it_short() {
     let (_, linux) = two_receivers("linux");
     assert!(linux > 30.0, "Linux: mean RTT {linux:.1} ms");
 }
+
+#[test]
+fn once_a_loss_based_competitor_has_gone_the_queue_is_short_again() {
+    // A CUBIC download behind the Linux receiver fills the queue for 20 s;
+    // the self-tuning receiver beside it goes competitive, and its probes
+    // must find out that the queue drains once the competitor has gone.
+    // With its window unbounded in competitive mode, the right edge it had
+    // advertised (48 MB) kept every later probe from draining anything:
+    // 138 ms from 40 to 60 s.
+    let sc = scenario(
+        r#"
+        duration = "60s"
+        measure_from = "40s"
+        controllers = ["rtac", { label = "linux", controller = "autotuning", params = { rmem_max = "16MB" } }]
+        [[link]]
+        rate = "35mbit"
+        delay = "7500us"
+        queue = "droptail:packets=400"
+        [[flow]]
+        cc = "cubic"
+        controller = "autotuning"
+        stop = "20s"
+        [[flow]]
+        cc = "cubic"
+        start = "500ms"
+        "#,
+    );
+    let rtac = run_labelled(&sc, "rtac").flows[1].rtt_mean_ms;
+    let linux = run_labelled(&sc, "linux").flows[1].rtt_mean_ms;
+    eprintln!("40-60 s: rtac {rtac:.1} ms, linux {linux:.1} ms");
+    assert!(rtac <= 30.0, "rtac: mean RTT {rtac:.1} ms from 40 to 60 s, more than twice the base RTT");
+    // The control: the Linux receiver keeps the buffer full.
+    assert!(linux > 100.0, "linux: mean RTT {linux:.1} ms");
+}

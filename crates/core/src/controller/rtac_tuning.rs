@@ -376,8 +376,12 @@ impl Tuner {
         let drain_cap = (DELIVERED_RTTS * self.last_rate * rtt_m_star.as_secs_f64()).max(4.0 * mss as f64) as u64;
         Some(match self.mode {
             Mode::Cooperative => Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap: cap.min(drain_cap) },
-            Mode::Startup => Decision::Grow(cap),
-            Mode::Competitive => Decision::Grow(u64::MAX),
+            // Not unbounded in competitive mode: a receiver does not pull
+            // back a right edge it has advertised, so a window opened to
+            // rmem_max would keep the next probe from draining anything
+            // until that much had arrived, and RTAC would not see the
+            // competitor go.
+            Mode::Startup | Mode::Competitive => Decision::Grow(cap),
         })
     }
 

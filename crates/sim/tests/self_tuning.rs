@@ -78,7 +78,7 @@ fn two_self_tuning_receivers_share_one_queue_fairly_and_keep_it_short() {
     // Each receiver derives K from its own rate, so any split of the link is
     // an equilibrium of eq. (8); what keeps it even is that both drain the
     // queue together and so measure the same RTT_m. Before the receivers
-    // joined each other's probes and left the start-up probe out of Delta:
+    // joined each other's probes and Delta's average started from zero:
     // Jain 0.826 over these seeds (RTT 28.4 ms).
     let (jain, rtt) = two_receivers("rtac");
     eprintln!("rtac: Jain {jain:.3}, RTT {rtt:.1} ms");

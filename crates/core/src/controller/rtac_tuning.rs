@@ -76,7 +76,8 @@
 //!   data arrives (`Rtac`): a window set only at a period's end reaches the
 //!   sender one RTT late and grows by sqrt(2) per RTT. A probe then says
 //!   whose queue it is. The start-up probe drains a queue that slow starts
-//!   have just built, and its samples do not measure Delta.
+//!   have just built while it measures, so Delta's moving average starts
+//!   from zero rather than from its sample.
 //!
 //! When several RTAC receivers share one queue, a probe by one of them
 //! removes its whole share minus half a BDP of its own: with up to about
@@ -438,10 +439,6 @@ impl Tuner {
         self.probes += 1;
         let band = target_queue.mul_f64(OWN_QUEUE_FRACTION);
         let drained = floor <= rtt_m_star + band;
-        // The start-up probe drains a queue that slow starts (this
-        // receiver's sender, or another's) have just built, faster than the
-        // measuring phase lasts: its samples say nothing of Delta.
-        let from_startup = self.mode == Mode::Startup;
         if drained {
             // A new probe cycle: the minimum forgets the cycle before last.
             (self.min_prev, self.min_cur) = (self.min_cur, Some(floor));
@@ -462,15 +459,14 @@ impl Tuner {
                 self.mode = Mode::Cooperative;
             }
         }
-        if drained && !from_startup {
+        if drained {
             let mean = Duration::from_nanos((p.sum_ns / p.n as u128) as u64);
-            let sample = mean.saturating_sub(self.rtt_min().unwrap_or(floor));
-            self.delta = Some(match self.delta {
-                None => sample,
-                Some(d) => {
-                    Duration::from_secs_f64((1.0 - DELTA_GAIN) * d.as_secs_f64() + DELTA_GAIN * sample.as_secs_f64())
-                }
-            });
+            let sample = mean.saturating_sub(self.rtt_min().unwrap_or(floor)).as_secs_f64();
+            // A moving average that starts from zero: the first drained
+            // probe is usually the start-up's, which drains queues that slow
+            // starts have just built while it measures, and its mean is high.
+            let d = self.delta.map_or(0.0, Duration::as_secs_f64);
+            self.delta = Some(Duration::from_secs_f64(d + DELTA_GAIN * (sample - d)));
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The self-tuning RTAC receiver with no parameter, in the packet-level
-//! simulator: its start-up on a long, fast path, and two of them sharing
-//! one queue. Each check has a control beside it that fails it.
+//! simulator: its start-up on a long, fast path, two of them sharing one
+//! queue, and one beside a loss-based download. Each check has a control
+//! beside it that fails it.
 
 use rtac_sim::scenario::{parse_str, Scenario};
 use rtac_sim::{run, RunResult};
@@ -92,6 +93,44 @@ fn two_self_tuning_receivers_share_one_queue_fairly_and_keep_it_short() {
     assert!(linux > 30.0, "Linux: mean RTT {linux:.1} ms");
 }
 
+/// The receiver under test (flow 1, from 500 ms) beside a CUBIC download
+/// behind the Linux receiver (flow 0) in one 35 Mbit/s, 400-packet queue
+/// with a 15 ms base RTT; `timing` adds the run's duration and measuring
+/// start and the competitor's stop.
+fn beside_a_cubic_download(timing: &str, stop: &str) -> Scenario {
+    scenario(&format!(
+        r#"
+        {timing}
+        controllers = ["rtac", {{ label = "linux", controller = "autotuning", params = {{ rmem_max = "16MB" }} }}]
+        [[link]]
+        rate = "35mbit"
+        delay = "7500us"
+        queue = "droptail:packets=400"
+        [[flow]]
+        cc = "cubic"
+        controller = "autotuning"
+        {stop}
+        [[flow]]
+        cc = "cubic"
+        start = "500ms"
+        "#
+    ))
+}
+
+#[test]
+fn a_loss_based_competitor_is_recognised_by_the_buffers_overflows() {
+    // The buffer's overflows reach the receiver as holes in the sequence,
+    // and the first hole seen in a queue twice RTAC's target says the queue
+    // is another sender's. Without the holes RTAC is held at its own small
+    // window until about 10 s (the drain probes say so only after five
+    // cycles), and the competitor's CUBIC window gives little back after
+    // that: 5.1 Mbit/s against 28.6 (0.51 of it with them).
+    let sc = beside_a_cubic_download("duration = \"30s\"\nmeasure_from = \"10s\"", "");
+    let r = run_labelled(&sc, "rtac");
+    let (rtac, other) = (r.flows[1].throughput_mbps, r.flows[0].throughput_mbps);
+    assert!(rtac >= 0.4 * other, "rtac {rtac:.2} Mbit/s against {other:.2}");
+}
+
 #[test]
 fn once_a_loss_based_competitor_has_gone_the_queue_is_short_again() {
     // A CUBIC download behind the Linux receiver fills the queue for 20 s;
@@ -100,24 +139,7 @@ fn once_a_loss_based_competitor_has_gone_the_queue_is_short_again() {
     // With its window unbounded in competitive mode, the right edge it had
     // advertised (48 MB) kept every later probe from draining anything:
     // 138 ms from 40 to 60 s.
-    let sc = scenario(
-        r#"
-        duration = "60s"
-        measure_from = "40s"
-        controllers = ["rtac", { label = "linux", controller = "autotuning", params = { rmem_max = "16MB" } }]
-        [[link]]
-        rate = "35mbit"
-        delay = "7500us"
-        queue = "droptail:packets=400"
-        [[flow]]
-        cc = "cubic"
-        controller = "autotuning"
-        stop = "20s"
-        [[flow]]
-        cc = "cubic"
-        start = "500ms"
-        "#,
-    );
+    let sc = beside_a_cubic_download("duration = \"60s\"\nmeasure_from = \"40s\"", "stop = \"20s\"");
     let rtac = run_labelled(&sc, "rtac").flows[1].rtt_mean_ms;
     let linux = run_labelled(&sc, "linux").flows[1].rtt_mean_ms;
     eprintln!("40-60 s: rtac {rtac:.1} ms, linux {linux:.1} ms");

@@ -146,23 +146,12 @@ pub struct Rtac {
     tuner: Option<Box<Tuner>>,
     w_pkts: Option<f64>,
     rwnd: Option<u64>,
-    /// The bytes of the last complete period.
-    last_bytes: u64,
 }
 
 impl Rtac {
     pub fn new(p: RtacParams, mss: u32) -> Self {
         let tuner = p.self_tuning().then(|| Box::new(Tuner::new(p.delta)));
-        Rtac {
-            rtt: RttEwma::new(p.beta),
-            p,
-            mss,
-            counter: PerRttCounter::new(),
-            tuner,
-            w_pkts: None,
-            rwnd: None,
-            last_bytes: 0,
-        }
+        Rtac { rtt: RttEwma::new(p.beta), p, mss, counter: PerRttCounter::new(), tuner, w_pkts: None, rwnd: None }
     }
 
     /// RTT*_m = RTT^_m + Delta (§IV.A).
@@ -173,23 +162,16 @@ impl Rtac {
         }
     }
 
-    /// While growing like Auto-tuning, the window follows twice the bytes
-    /// of the last RTT as they arrive, not at the period's end only: the
-    /// ACKs of a period release the sender's next round, so a window set
-    /// at the period's end would lag one RTT and grow by sqrt(2) per RTT.
+    /// Within a period, the self-tuning start-up may raise the window as
+    /// the data arrives (`Tuner::startup_window`).
     fn grow_within_period(&mut self, now: Instant) {
         let (Some(t), Some(start), Some(srtt)) = (&self.tuner, self.counter.period_start(), self.rtt.srtt()) else {
             return;
         };
-        if !t.growing() || srtt.is_zero() {
+        let Some(w) = t.startup_window(now.saturating_since(start), self.counter.bytes(), srtt) else {
             return;
-        }
-        let left = 1.0 - now.saturating_since(start).as_secs_f64() / srtt.as_secs_f64();
-        // At most twice the last period's bytes, as a slow start delivers: a
-        // queue that builds may lengthen the period as fast as it runs.
-        let last_rtt =
-            (self.counter.bytes() as f64 + self.last_bytes as f64 * left.max(0.0)).min(2.0 * self.last_bytes as f64);
-        let rwnd = clamp_rwnd(2.0 * last_rtt, self.mss, self.p.rmem_max);
+        };
+        let rwnd = clamp_rwnd(w, self.mss, self.p.rmem_max);
         if self.rwnd.is_some_and(|r| r < rwnd) {
             self.rwnd = Some(rwnd);
         }
@@ -232,7 +214,6 @@ impl Controller for Rtac {
             self.grow_within_period(now);
             return;
         };
-        self.last_bytes = bytes;
         let Some(srtt) = self.rtt.srtt() else {
             return;
         };

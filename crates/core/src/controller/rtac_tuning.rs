@@ -73,8 +73,9 @@
 //! - **Start**: until the first sign of a queue twice the target (or
 //!   [`MIN_PROBE_GAP`]) the window grows like Linux Auto-tuning, twice the
 //!   bytes per RTT ([`Mode::Startup`]), counted over the last RTT as the
-//!   data arrives (`Rtac`): a window set only at a period's end reaches the
-//!   sender one RTT late and grows by sqrt(2) per RTT. A probe then says
+//!   data arrives ([`Tuner::startup_window`]): a window set only at a
+//!   period's end reaches the sender one RTT late and grows by sqrt(2) per
+//!   RTT. A probe then says
 //!   whose queue it is. The start-up probe drains a queue that slow starts
 //!   have just built while it measures, so Delta's moving average starts
 //!   from zero rather than from its sample.
@@ -189,6 +190,8 @@ pub struct Tuner {
     /// Bytes per second delivered, per period, and in the last one.
     rate: WindowedMax,
     last_rate: f64,
+    /// Bytes delivered in the last period.
+    last_bytes: u64,
     /// Bytes delivered per period.
     window: WindowedMax,
     high_periods: u32,
@@ -224,6 +227,7 @@ impl Tuner {
             delta_fixed: delta,
             rate: WindowedMax::new(BW_ROUNDS),
             last_rate: 0.0,
+            last_bytes: 0,
             window: WindowedMax::new(BW_ROUNDS),
             high_periods: 0,
             hole: false,
@@ -234,6 +238,23 @@ impl Tuner {
     /// Growing like Auto-tuning before the first probe.
     pub fn growing(&self) -> bool {
         self.mode == Mode::Startup && self.probe.is_none()
+    }
+
+    /// The start-up window within a period, `elapsed` into it with `bytes`
+    /// delivered so far: twice the bytes of the last RTT as they arrive
+    /// (the rest of the last period's share of the RTT, and this one's so
+    /// far), not only at the period's end, since the ACKs of a period
+    /// release the sender's next round and a window set at its end would
+    /// lag one RTT and grow by sqrt(2) per RTT. At most twice the last
+    /// period's bytes, as a slow start delivers: a queue that builds may
+    /// lengthen the period as fast as it runs. `None` when not growing.
+    pub fn startup_window(&self, elapsed: Duration, bytes: u64, srtt: Duration) -> Option<f64> {
+        if !self.growing() || srtt.is_zero() {
+            return None;
+        }
+        let left = (1.0 - elapsed.as_secs_f64() / srtt.as_secs_f64()).max(0.0);
+        let last_rtt = (bytes as f64 + self.last_bytes as f64 * left).min(2.0 * self.last_bytes as f64);
+        Some(2.0 * last_rtt)
     }
 
     pub fn probing(&self) -> bool {
@@ -303,6 +324,7 @@ impl Tuner {
         mss: u32,
         (a, theta): (f64, f64),
     ) -> Option<Decision> {
+        self.last_bytes = bytes;
         if self.probe.is_none() && !span.is_zero() {
             self.last_rate = bytes as f64 / span.as_secs_f64();
             self.rate.push(self.last_rate);

@@ -163,3 +163,23 @@ fn a_flow_that_starts_long_after_its_clock_starts_like_one_at_zero() {
     let (at_zero, later) = (first_2s(Instant::ZERO), first_2s(Instant::from_millis(4 * 3600 * 1000)));
     assert!(later >= 0.95 * at_zero, "first 2 s: {:.1} Mbit/s at 4 h against {:.1} at 0", later * 8e-6, at_zero * 8e-6);
 }
+
+#[test]
+fn on_a_sub_millisecond_path_the_window_covers_a_millisecond_of_data() {
+    // 10 Gbit/s x 50 µs (veth, a LAN): a BDP of 62.5 KB, less than one TSO
+    // burst. RTAC counts RTTs below 1 ms as 1 ms, so it advertises at least
+    // the bytes of one millisecond, as much as the sender can queue here.
+    let rate = 10e9 / 8.0;
+    let link = move |_| Link { rate, base: Duration::from_micros(50), other_queue: Duration::ZERO };
+    let mut c = rtac("");
+    let (got, _) = drive(&mut c, 10, 5, link);
+    assert!(got >= 0.99 * rate, "{:.2} Gbit/s", got * 8e-9);
+    let rwnd = c.rwnd().unwrap() as f64;
+    assert!(rwnd >= rate * 1e-3, "window {rwnd:.0} B, below a millisecond of data");
+    // The control: the paper's RTAC told the path's BDP advertises theta
+    // BDP, a window smaller than one TSO burst.
+    let bdp = rate * 50e-6 / MSS as f64;
+    let mut paper = rtac(&format!("bdp={bdp}"));
+    drive(&mut paper, 10, 5, link);
+    assert!(paper.rwnd().unwrap() < 65_536, "{}", paper.rwnd().unwrap());
+}

@@ -316,7 +316,8 @@ mod tests {
     #[test]
     fn the_kernel_rtt_is_fed_once_per_segment_received() {
         let (mut c, mut s) = pair();
-        let cfg = AgentConfig::new("rtac", &[] as &[&str]).unwrap();
+        // The paper's RTAC: the self-tuning one counts loopback's RTT as 1 ms.
+        let cfg = AgentConfig::new("rtac", &["bdp=100"]).unwrap();
         let mut d = SocketDriver::attach(c.as_raw_fd(), &cfg, None, sys::now()).unwrap();
         let writer = std::thread::spawn(move || {
             let chunk = vec![1u8; 1 << 16];

@@ -11,7 +11,7 @@
 //! competitive mode keeps it from starving behind a queue another sender
 //! holds (`rtac_tuning.rs`).
 
-use super::rtac_tuning::{Decision, Tuner};
+use super::rtac_tuning::{Decision, Tuner, MIN_RTT};
 use super::{Controller, ControllerError, ControllerState, Params};
 use crate::estimators::{clamp_rwnd, PerRttCounter, RttEwma};
 use crate::time::{Duration, Instant};
@@ -192,6 +192,10 @@ impl Rtac {
 
 impl Controller for Rtac {
     fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
+        let rtt = match self.tuner {
+            Some(_) if !rtt.is_zero() => rtt.max(MIN_RTT),
+            _ => rtt,
+        };
         self.rtt.on_sample(rtt); // Alg. 1 "on receiving a packet", lines 1-3
         if let Some(t) = &mut self.tuner {
             t.on_rtt_sample(now, rtt);

@@ -28,6 +28,14 @@ the per-pair ratios and their medians.
 --bpf-stats turns on kernel.bpf_stats_enabled and prints the sock_ops
 program's run count and mean run time per "on" run (the statistics cost
 two clock reads per run of the program: leave them off for the figures).
+
+--perf samples every CPU (perf record -a, 1999 Hz) during each transfer
+and prints the share of the busy (non-idle) samples that rtac causes: the
+daemon's process, the BPF programs of rtac.bpf.c, the helpers they call
+and the kernel's hook that runs them for each outgoing segment (its cost
+is outside the program's own statistics). The same classifier is applied
+to the "off" runs as a control: it must find nothing there. Unlike the
+paired totals, this share does not move with the transfer's rate.
 """
 import argparse, json, os, re, signal, statistics, subprocess, sys, time
 
@@ -39,6 +47,7 @@ ap.add_argument("--controller", default="none")
 ap.add_argument("--param", action="append", default=[])
 ap.add_argument("--no-pin", action="store_true")
 ap.add_argument("--bpf-stats", action="store_true")
+ap.add_argument("--perf", action="store_true")
 ap.add_argument("--rtac-dev", default=os.path.join(os.path.dirname(__file__), "../../../target/release/rtac-dev"))
 a = ap.parse_args()
 
@@ -100,8 +109,39 @@ def pin(cpu):
     return [] if a.no_pin else ["taskset", "-c", str(cpu)]
 
 
+# Kernel symbols that run only because rtac's programs are attached: the
+# programs (bpf_prog_<tag>_<function of rtac.bpf.c>), the helpers they call,
+# and the sock_ops hook around them.
+RTAC_BPF = re.compile(r"bpf_prog_[0-9a-f]+_(rtac_\w+|emit|control|track|forget|restore|wake|user_space_alive|let_sender_go)$")
+# (bpf_skops_write_hdr_opt runs for every segment with or without them.)
+HOOK = {"__cgroup_bpf_run_filter_sock_ops", "bpf_skops_hdr_opt_len", "bpf_sk_storage_get", "bpf_skc_to_tcp_sock", "bpf_ringbuf_output",
+        "__bpf_ringbuf_reserve", "bpf_ringbuf_commit", "bpf_sock_ops_cb_flags_set", "bpf_sock_ops_setsockopt",
+        "_bpf_setsockopt", "__bpf_setsockopt", "sol_tcp_sockopt", "bpf_get_socket_cookie_sock_ops",
+        "bpf_sk_storage_get_tracing", "bpf_local_storage_lookup"}
+
+
+def perf_share(data, daemon_comm):
+    """(daemon %, BPF %) of the busy samples in perf.data `data`."""
+    out = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "comm,sym", "--stdio", "-q",
+                          "-t", "\t", "-g", "none"], capture_output=True, text=True).stdout
+    busy = daemon = bpf = 0.0
+    for line in out.splitlines():
+        f = line.split("\t")
+        if len(f) != 3 or not f[0].strip().endswith("%"):
+            continue
+        pct, comm, sym = float(f[0].strip()[:-1]), f[1].strip(), f[2].strip()[4:]
+        if comm == "swapper":
+            continue
+        busy += pct
+        if comm == daemon_comm:
+            daemon += pct
+        elif RTAC_BPF.search(sym) or sym in HOOK:
+            bpf += pct
+    return 100 * daemon / busy, 100 * bpf / busy
+
+
 def one(port, daemon=None):
-    """One transfer: (receiver CPU, sender CPU, ksoftirqd CPU, daemon CPU, Mbit/s)."""
+    """One transfer: (receiver CPU, sender CPU, ksoftirqd CPU, daemon CPU, Mbit/s, (daemon %, BPF %) or None)."""
     if a.path == "veth":
         server = ["ip", "netns", "exec", NS] + pin(0) + ["iperf3", "-s", "-1", "-p", str(port)]
         client = IN_CG + pin(1) + ["iperf3", "-c", "10.201.0.1"]
@@ -112,7 +152,9 @@ def one(port, daemon=None):
     time.sleep(0.3)
     d0 = proc_cpu(daemon) if daemon else 0.0
     k0 = ksoft_cpu()
-    cli = subprocess.Popen(client + ["-p", str(port), "-R", "-n", a.bytes, "-C", "cubic", "-f", "m"],
+    data = f"/tmp/rtac-bpf-cpu-{port}.data"
+    rec = ["perf", "record", "-q", "-a", "-F", "1999", "-o", data, "--"] if a.perf else []
+    cli = subprocess.Popen(rec + client + ["-p", str(port), "-R", "-n", a.bytes, "-C", "cubic", "-f", "m"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = cli.stdout.read().decode()
     _, _, ru = os.wait4(cli.pid, 0)
@@ -122,7 +164,10 @@ def one(port, daemon=None):
     _, _, ru = os.wait4(srv.pid, 0)
     snd = ru.ru_utime + ru.ru_stime
     m = re.findall(r"([\d.]+) Mbits/sec.*receiver", out)
-    return rcv, snd, kcpu, dcpu, float(m[-1]) if m else float("nan")
+    share = perf_share(data, os.path.basename(a.rtac_dev)[:15]) if a.perf else None
+    if a.perf:
+        os.remove(data)
+    return rcv, snd, kcpu, dcpu, float(m[-1]) if m else float("nan"), share
 
 
 def prog_stats():
@@ -151,9 +196,9 @@ def on_run(port):
     d.send_signal(signal.SIGTERM)
     rest = d.stderr.read()
     d.wait()
-    lag = re.search(r"control lag median (\d+) us, p99 (\d+) us over (\d+) samples", rest)
+    lag = re.search(r"control lag median (\d+) us, p99 (\d+) us over (\d+) answers", rest)
     if lag:
-        extra += f"; {lag.group(3)} samples, lag median {lag.group(1)} us p99 {lag.group(2)} us"
+        extra += f"; {lag.group(3)} answers, lag median {lag.group(1)} us p99 {lag.group(2)} us"
     return r, extra, prog_s
 
 
@@ -172,7 +217,10 @@ try:
             off = one(5301)
         tot_off, tot_on = sum(off[:4]), sum(on[:4])
         rcv_off, rcv_on = off[0], on[0] + on[3]
-        rows.append((tot_off, tot_on, rcv_off, rcv_on, on[3], off[4], on[4], prog_s))
+        rows.append((tot_off, tot_on, rcv_off, rcv_on, on[3], off[4], on[4], prog_s, off[5], on[5]))
+        if a.perf:
+            extra += (f"; perf: on daemon {on[5][0]:.2f} % + BPF {on[5][1]:.2f} % of busy CPU, "
+                      f"off (control) {off[5][0]:.2f} % + {off[5][1]:.2f} %")
         print(f"pair {i + 1} ({'off first' if i % 2 == 0 else 'on first'}): "
               f"off rcv {off[0]:.3f} snd {off[1]:.3f} ksoftirqd {off[2]:.3f} s ({off[4]:.0f} Mbit/s); "
               f"on rcv {on[0]:.3f} snd {on[1]:.3f} ksoftirqd {on[2]:.3f} daemon {on[3]:.3f} s ({on[4]:.0f} Mbit/s); "
@@ -200,6 +248,12 @@ print(f"total CPU: median off {med(0):.3f} s, on {med(1):.3f} s (daemon {med(4):
       f"per-pair ratios {' '.join(f'{x:.1f}' for x in tot)}; median {statistics.median(tot):.1f} %")
 print(f"receiver+daemon CPU: median off {med(2):.3f} s, on {med(3):.3f} s; "
       f"per-pair ratios {' '.join(f'{x:.1f}' for x in rcv)}; median {statistics.median(rcv):.1f} %")
+if a.perf:
+    on_share = sorted(r[9][0] + r[9][1] for r in rows)
+    print(f"perf, rtac's share of the busy CPU (daemon + BPF): median {statistics.median(r[9][0] for r in rows):.2f} "
+          f"+ {statistics.median(r[9][1] for r in rows):.2f} %; per run {' '.join(f'{x:.2f}' for x in on_share)}; "
+          f"median {statistics.median(on_share):.2f} %; off runs (control) "
+          f"median {statistics.median(r[8][0] + r[8][1] for r in rows):.2f} %")
 if a.bpf_stats:
     # The direct cost: the program's own run time (kernel statistics) and
     # the daemon's CPU, against the same pair's CPU without the daemon.

@@ -337,7 +337,7 @@ impl BpfSession {
         let lag = self.bpf.as_ref().map(|b| b.lags());
         let lag = match lag.and_then(|l| l.quantiles().map(|q| (q, l.count, l.kept()))) {
             Some(((med, p99), n, kept)) => format!(
-                "; control lag median {med} us, p99 {p99} us over {} samples{}",
+                "; control lag median {med} us, p99 {p99} us over {} answers{}",
                 kept,
                 if n > kept as u64 { format!(" (the last of {n})") } else { String::new() }
             ),

@@ -19,11 +19,12 @@
  *     buffer, so a clamp set once does not hold.
  * The per-segment path is kept short, since it runs for every ACK the
  * receiver sends: the socket's state is in its own storage (no hash
- * lookup), `clamps` is read only while an answer is awaited (at most once
- * per LOOKUP_GAP_NS), and the liveness of user space is checked once per
- * sample. A sample of a socket
- * sampled more often than WAKE_GAP_NS wakes user space at most once per
- * WAKE_GAP_NS (the others wait in the ring for the next wake-up).
+ * lookup), `clamps` is read only while an answer is awaited and once per
+ * batch of answers user space has written (the `answers` count), and the
+ * liveness of user space is checked once per sample. A sample of a socket
+ * sampled more often than its wake gap (WAKE_GAP_NS, or what user space
+ * sets) wakes user space at most once per gap (the others wait in the
+ * ring for the next wake-up).
  * With the uplink on, user space also bounds a sending socket's congestion
  * window (TCP_BPF_SNDCWND_CLAMP) from the sender's RTT (srtt_us).
  * Safety: when user space has not written its heartbeat for `stale_ns`
@@ -157,7 +158,8 @@ struct rtac_clamp {
 	__u32 cwnd_clamp;   /* uplink: TCP_BPF_SNDCWND_CLAMP in packets; 0 = none */
 	__u64 interval_ns;  /* time between two samples */
 	__u32 seq;          /* the sample this answers */
-	__u32 reserved;
+	__u32 wake_gap_us;  /* how long this socket's samples may wait in the
+			     * ring before one wakes user space (0: WAKE_GAP_NS) */
 };
 
 /* Per socket, in the socket's local storage (not shared with user space). */
@@ -165,7 +167,8 @@ struct rtac_state {
 	__u64 cookie;
 	__u64 last_sample_ns;
 	__u64 interval_ns;  /* from user space's last answer */
-	__u64 next_lookup_ns; /* while a sample is unanswered: when to look */
+	__u64 answers;      /* `answers` when this socket last looked */
+	__u64 wake_gap_ns;  /* from user space's last answer; 0: WAKE_GAP_NS */
 	__u32 seq;          /* the last sample's number */
 	__u32 answered;     /* the number of the sample last answered */
 	__u32 want;         /* the window clamp to hold, bytes; 0 = none */
@@ -226,6 +229,16 @@ struct {
 	__type(value, struct rtac_state);
 } state SEC(".maps");
 
+/* How many batches of answers user space has written into `clamps`: it
+ * adds one after each batch, so a socket awaiting an answer looks it up
+ * only when there may be one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} answers SEC(".maps");
+
 /* When a sample last woke user space (CLOCK_MONOTONIC, ns). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -241,7 +254,6 @@ struct {
 
 #define DEFAULT_INTERVAL_NS 10000000ULL
 #define WAKE_GAP_NS 5000000ULL
-#define LOOKUP_GAP_NS 50000ULL
 
 /* The settings, if user space is alive (heartbeat fresh, no release). */
 static struct rtac_ctl *user_space_alive(__u64 now)
@@ -254,16 +266,18 @@ static struct rtac_ctl *user_space_alive(__u64 now)
 	return c;
 }
 
-/* Whether a sample of a socket sampled every `interval` wakes user space:
- * always if the socket is sampled less often than WAKE_GAP_NS (or opens or
- * closes), else if no sample has woken it for WAKE_GAP_NS. */
-static __u64 wake(__u64 interval, __u64 now, __u32 flags)
+/* Whether a sample of a socket wakes user space: always if the socket is
+ * sampled less often than its wake gap (or opens or closes), else if no
+ * sample has woken it for that gap (WAKE_GAP_NS unless user space set
+ * another: a longer one for sub-millisecond paths). */
+static __u64 wake(struct rtac_state *st, __u64 now, __u32 flags)
 {
 	__u32 zero = 0;
 	__u64 *last = bpf_map_lookup_elem(&last_wake, &zero);
 	if (!last)
 		return 0;
-	if (flags || interval >= WAKE_GAP_NS || (__s64)(now - *last) >= (__s64)WAKE_GAP_NS) {
+	__u64 gap = st->wake_gap_ns ? st->wake_gap_ns : WAKE_GAP_NS;
+	if (flags || st->interval_ns >= gap || (__s64)(now - *last) >= (__s64)gap) {
 		*last = now;
 		return BPF_RB_FORCE_WAKEUP;
 	}
@@ -300,7 +314,7 @@ static void emit(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 fl
 		else
 			__builtin_memcpy(s.daddr, &skc->skc_daddr, 4);
 	}
-	bpf_ringbuf_output(&samples, &s, sizeof(s), wake(st->interval_ns, now, flags));
+	bpf_ringbuf_output(&samples, &s, sizeof(s), wake(st, now, flags));
 }
 
 /* Starts controlling a socket: its storage (`sk`: what the calling program
@@ -383,8 +397,10 @@ static __u64 socket_now(struct tcp_sock *tp)
 static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_state *st)
 {
 	__u64 now = socket_now(tp);
-	if (st->answered != st->seq && now >= st->next_lookup_ns) {
-		st->next_lookup_ns = now + LOOKUP_GAP_NS;
+	__u32 zero = 0;
+	__u64 *written = bpf_map_lookup_elem(&answers, &zero);
+	if (st->answered != st->seq && written && *written != st->answers) {
+		st->answers = *written;
 		struct rtac_clamp *c = bpf_map_lookup_elem(&clamps, &st->cookie);
 		if (c && c->seq != st->answered) {
 			st->answered = c->seq;
@@ -392,6 +408,7 @@ static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_s
 			st->cwnd_want = c->cwnd_clamp;
 			if (c->interval_ns)
 				st->interval_ns = c->interval_ns;
+			st->wake_gap_ns = c->wake_gap_us * 1000ULL;
 		}
 	}
 	if ((__s64)(now - st->last_sample_ns) >= (__s64)st->interval_ns) {

@@ -29,8 +29,8 @@ pub struct KernelSample {
     pub rcv_rtt: Option<Duration>,
     /// Data segments received so far (tcpi_data_segs_in), if known.
     pub data_segs_in: Option<u32>,
-    /// Segments received out of order so far (tcpi_rcv_ooopack, Linux
-    /// >= 5.4), if known: each increase means a hole opened in the
+    /// Segments received out of order so far (tcpi_rcv_ooopack, Linux 5.4
+    /// and later), if known: each increase means a hole opened in the
     /// sequence, a segment lost on the way.
     pub ooo_segs: Option<u32>,
 }

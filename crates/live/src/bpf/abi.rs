@@ -34,7 +34,9 @@ pub struct Clamp {
     pub interval_ns: u64,
     /// The [`Sample::seq`] this answers.
     pub seq: u32,
-    pub reserved: u32,
+    /// How long this socket's samples may wait in the ring before one
+    /// wakes user space, µs; 0: the program's default (5 ms).
+    pub wake_gap_us: u32,
 }
 
 /// A sample was sent when the socket was first seen.

@@ -204,6 +204,9 @@ pub struct Bpf {
     ring: RingBuf<MapData>,
     clamps: HashMap<MapData, u64, Clamp>,
     ctl: Array<MapData, Ctl>,
+    /// Batches of answers written into `clamps`, for the program.
+    answers: Array<MapData, u64>,
+    answers_written: u64,
     ctl_value: Ctl,
     pin: PathBuf,
     link: Option<PinnedLink>,
@@ -211,8 +214,9 @@ pub struct Bpf {
     lags: Lags,
 }
 
-/// Control lag: from a sample taken in the kernel to its window written
-/// into the map, per sample, for the closing summary.
+/// Control lag: from the sample taken in the kernel that a window answers
+/// (the last of a socket's samples that waited in the ring together) to
+/// that window written into the map, per answer, for the closing summary.
 #[derive(Default)]
 pub struct Lags {
     /// The most recent [`Lags::KEPT`] lags, µs.
@@ -261,6 +265,7 @@ impl Bpf {
         let ring = RingBuf::try_from(take(&mut ebpf, "samples")?).map_err(|e| failed("map samples")(chain(&e)))?;
         let clamps = HashMap::try_from(take(&mut ebpf, "clamps")?).map_err(|e| failed("map clamps")(chain(&e)))?;
         let mut ctl = Array::try_from(take(&mut ebpf, "ctl")?).map_err(|e| failed("map ctl")(chain(&e)))?;
+        let answers = Array::try_from(take(&mut ebpf, "answers")?).map_err(|e| failed("map answers")(chain(&e)))?;
         let ctl_value = Ctl {
             heartbeat_ns: now_ns(),
             stale_ns: STALE.as_nanos(),
@@ -289,6 +294,8 @@ impl Bpf {
             clamps,
             ctl,
             ctl_value,
+            answers,
+            answers_written: 0,
             pin,
             link: Some(link),
             last_heartbeat: now_ns(),
@@ -329,19 +336,37 @@ impl Bpf {
                 actions.push(s);
             }
         }
+        // Only each socket's last answer is written: samples that waited
+        // in the ring are stepped in order, one map update per socket.
+        let mut last = std::collections::BTreeMap::new();
         for s in actions {
             n += 1;
-            match engine.on_sample(&s)? {
-                Some(Action::Set(cookie, c)) => {
+            if let Some(action) = engine.on_sample(&s)? {
+                let cookie = match action {
+                    Action::Set(cookie, _) | Action::Remove(cookie) => cookie,
+                };
+                last.insert(cookie, (action, s.t_ns));
+            }
+        }
+        let written = !last.is_empty();
+        for (cookie, (action, t_ns)) in last {
+            match action {
+                Action::Set(_, c) => {
                     // A socket that closed meanwhile: nothing to update.
                     let _ = self.clamps.insert(cookie, c, 0);
-                    self.lags.add((now_ns().saturating_sub(s.t_ns) / 1000).min(u32::MAX as u64) as u32);
+                    self.lags.add((now_ns().saturating_sub(t_ns) / 1000).min(u32::MAX as u64) as u32);
                 }
-                Some(Action::Remove(cookie)) => {
+                Action::Remove(_) => {
                     let _ = self.clamps.remove(&cookie);
                 }
-                None => {}
             }
+        }
+        if written {
+            // After the answers: a socket that sees the new count finds its own.
+            self.answers_written += 1;
+            self.answers
+                .set(0, self.answers_written, 0)
+                .map_err(|e| AgentError::Usage(format!("BPF map answers: {e}")))?;
         }
         let now = now_ns();
         if now - self.last_heartbeat >= HEARTBEAT.as_nanos() / 2 {

@@ -266,7 +266,11 @@ impl BpfSession {
         };
         // The controller's window before any measurement (init_rwnd for
         // RTAC, DRWA and Auto-tuning; the fixed window for static).
-        let initial = cfg.controller(rtac_core::DEFAULT_MSS)?.rwnd().map_or(0, |w| w.min(u32::MAX as u64) as u32);
+        let ctl = cfg.controller(rtac_core::DEFAULT_MSS)?;
+        let initial = match ctl.defers_to_kernel() {
+            true => 0,
+            false => ctl.rwnd().map_or(0, |w| w.min(u32::MAX as u64) as u32),
+        };
         let mut bpf = match Bpf::attach(&cgroup, name, uplink, initial) {
             Ok(b) => b,
             Err(e) => {

@@ -735,7 +735,12 @@ fn the_log_has_one_row_per_step_of_each_connection() {
     for name in ["steps.csv", "steps.jsonl"] {
         let log = dir.join(name);
         let mut c = Command::new(env!("CARGO_BIN_EXE_rtac-dev"));
-        c.args(["run", "--mode", "preload", "-c", "rtac", "--log"]).arg(&log).arg("--preload").arg(preload()).arg("--");
+        // The paper's RTAC, which sets a window from the first step.
+        c.args(["run", "--mode", "preload", "-c", "rtac", "-p", "bdp=100", "--log"])
+            .arg(&log)
+            .arg("--preload")
+            .arg(preload())
+            .arg("--");
         c.args(["python3", "-c", PY_TRANSFER]);
         let o = c.output().unwrap();
         assert!(o.status.success(), "{}", stderr_of(&o));

@@ -350,16 +350,11 @@ static void forget(void *sk, struct tcp_sock *tp)
 	st->cookie = 0;
 }
 
-/* Gives the kernel its window back: a clamp of at least what the socket
- * had before and what its buffer can hold (auto-tuning sets it from the
- * buffer again as it grows it). */
-static void restore(void *sk, struct tcp_sock *tp, struct rtac_state *st)
+/* Gives the kernel its receive window back: a clamp of at least what the
+ * socket had before and what its buffer can hold (auto-tuning sets it from
+ * the buffer again as it grows it). */
+static void release_window(void *sk, struct tcp_sock *tp, struct rtac_state *st)
 {
-	if (st->cwnd_applied) {
-		int c = st->orig_cwnd_clamp;
-		bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &c, sizeof(c));
-		st->cwnd_applied = 0;
-	}
 	if (!st->applied)
 		return;
 	int v = tp->inet_conn.icsk_inet.sk.sk_rcvbuf;
@@ -367,6 +362,17 @@ static void restore(void *sk, struct tcp_sock *tp, struct rtac_state *st)
 		v = st->orig_clamp;
 	bpf_setsockopt(sk, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v));
 	st->applied = 0;
+}
+
+/* Gives the kernel its windows back, the congestion window's too. */
+static void restore(void *sk, struct tcp_sock *tp, struct rtac_state *st)
+{
+	if (st->cwnd_applied) {
+		int c = st->orig_cwnd_clamp;
+		bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &c, sizeof(c));
+		st->cwnd_applied = 0;
+	}
+	release_window(sk, tp, st);
 }
 
 #define SENDER_ACKED (1ULL << 20)
@@ -430,6 +436,10 @@ static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_s
 		int v = st->want;
 		if (bpf_setsockopt(ops, SOL_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)) == 0)
 			st->applied = 1;
+	} else if (!st->want) {
+		/* No window from user space (the controller leaves it to the
+		 * kernel for now): the kernel's own. */
+		release_window(ops, tp, st);
 	}
 	if (st->cwnd_want && tp->snd_cwnd_clamp != st->cwnd_want) {
 		int v = st->cwnd_want;

@@ -186,11 +186,17 @@ impl SocketDriver {
         let k = KernelSample { rcv_rtt, data_segs_in: info.data_segs_in(), ooo_segs: info.rcv_ooopack() };
         let d = self.stepper.step(now, bytes, k);
         let rwnd = d.rwnd;
-        if let Some(w) = rwnd {
-            let changed = self.last.and_then(|l| l.rwnd) != Some(w);
-            if changed || self.clamp == ClampMode::Reapply {
-                sys::set_window_clamp(self.fd, w).map_err(AgentError::sys("setsockopt(TCP_WINDOW_CLAMP)"))?;
+        match rwnd {
+            Some(w) => {
+                let changed = self.last.and_then(|l| l.rwnd) != Some(w);
+                if changed || self.clamp == ClampMode::Reapply {
+                    sys::set_window_clamp(self.fd, w).map_err(AgentError::sys("setsockopt(TCP_WINDOW_CLAMP)"))?;
+                }
             }
+            // The controller hands the window back to the kernel (the
+            // self-tuning RTAC's start-up): the clamp it had before.
+            None if self.last.is_some_and(|l| l.rwnd.is_some()) => self.release()?,
+            None => {}
         }
         let state = d.state;
         self.next_step = now + d.interval;
@@ -282,7 +288,8 @@ mod tests {
     fn attach_applies_the_initial_window_and_steps_follow_the_rtt() {
         let (mut c, mut s) = pair();
         // Loopback's segments are 64 KB; windows are at least two of them.
-        let cfg = AgentConfig::new("rtac", &["init_rwnd=384KB"]).unwrap();
+        // The paper's RTAC: the self-tuning one leaves its start-up to the kernel.
+        let cfg = AgentConfig::new("rtac", &["bdp=100", "init_rwnd=384KB"]).unwrap();
         let t = sys::now();
         let mut d = SocketDriver::attach(c.as_raw_fd(), &cfg, None, t).unwrap();
         assert!(d.mss() > 60_000, "mss {}", d.mss());

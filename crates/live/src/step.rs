@@ -108,8 +108,8 @@ impl Stepper {
         }
         let state = self.ctl.state();
         let rtt = state.rtt.or(k.rcv_rtt).unwrap_or(FIRST_STEP);
-        let interval = rtt.div(self.ctl.reads_per_rtt().max(1) as u64).max(MIN_STEP);
-        Decision { rwnd: self.ctl.rwnd(), interval, state }
+        let rwnd = if self.ctl.defers_to_kernel() { None } else { self.ctl.rwnd() };
+        Decision { rwnd, interval: rtt.max(MIN_STEP), state }
     }
 }
 
@@ -138,36 +138,41 @@ mod tests {
                 data_segs_in: Some(segs),
                 ooo_segs: Some(ooo(ms)),
             };
-            rwnd = s.step(Instant::from_millis(ms), bytes, k).rwnd.unwrap() as f64;
+            // In start-up the kernel's own window: about two BDPs here.
+            rwnd = s.step(Instant::from_millis(ms), bytes, k).rwnd.map_or(2.0 * rate * base, |w| w as f64);
             ms += 10;
         }
         rwnd as u64
     }
 
     #[test]
-    fn a_self_tuning_rtac_in_start_up_is_stepped_many_times_per_rtt() {
-        // 100 Mbit/s, 40 ms, the window filling the pipe: in start-up the
-        // window follows the bytes as they arrive, so the steps come at a
-        // 32nd of the RTT; the paper's RTAC is stepped once per RTT.
-        let intervals = |params: &str| {
+    fn a_self_tuning_rtac_leaves_the_window_to_the_kernel_until_its_start_up_ends() {
+        // 100 Mbit/s, 40 ms, stepped every 10 ms, the window setting the
+        // queue; the kernel's own window is two BDPs. The self-tuning RTAC's
+        // start-up grows like Auto-tuning, which on a live socket is the
+        // kernel's window (no clamp); from its first drained probe on it
+        // clamps. The paper's RTAC clamps from the first step.
+        let windows = |params: &str| {
             let p = Params::parse_list(params).unwrap();
             let mut s = Stepper::new(AnyController::new(ControllerKind::Rtac, 1448, &p).unwrap());
-            let rtt = Duration::from_millis(40);
-            let k = KernelSample { rcv_rtt: Some(rtt), data_segs_in: Some(0), ooo_segs: Some(0) };
-            s.start_at(k);
-            let (mut now, mut step, mut out) = (Instant::from_millis(0), Duration::from_millis(10), vec![]);
-            for _ in 0..20 {
-                // 500 KB per 40 ms: the pipe, whatever the window.
-                step = s.step(now, 500_000 * step.as_micros() / 40_000, k).interval;
-                out.push(step.as_micros());
-                now = now + step;
+            let (rate, base): (f64, f64) = (100e6 / 8.0, 0.040);
+            let (mut rwnd, mut out) = (65_536.0f64, vec![]);
+            for ms in (0..5000u64).step_by(10) {
+                let rtt = base + (rwnd - rate * base).max(0.0) / rate;
+                let bytes = (rate.min(rwnd / base) * 0.010) as u64;
+                let k = KernelSample { rcv_rtt: Some(Duration::from_secs_f64(rtt)), ..KernelSample::default() };
+                let d = s.step(Instant::from_millis(ms), bytes, k);
+                rwnd = d.rwnd.map_or(2.0 * rate * base, |w| w as f64);
+                out.push(d.rwnd);
             }
             out
         };
-        let tuning = intervals("");
-        assert!(tuning[5..].iter().all(|&us| us == 1250), "{tuning:?}");
-        let paper = intervals("k=3e-7");
-        assert!(paper[5..].iter().all(|&us| us == 40_000), "{paper:?}");
+        let tuning = windows("");
+        let first = tuning.iter().position(Option::is_some).expect("a probe clamps");
+        assert!(first >= 5 && first <= 250, "{tuning:?}");
+        assert!(tuning[first + 100..].iter().all(Option::is_some), "{tuning:?}");
+        let paper = windows("k=3e-7");
+        assert!(paper.iter().all(Option::is_some), "{paper:?}");
     }
 
     #[test]

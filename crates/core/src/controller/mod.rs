@@ -56,11 +56,13 @@ pub trait Controller {
         None
     }
 
-    /// How many times per RTT this controller wants to see the bytes read.
-    /// A receiver that reads in batches (a live socket's control steps,
-    /// normally one per RTT) steps this often.
-    fn reads_per_rtt(&self) -> u32 {
-        1
+    /// True while this controller's window is the receive buffer
+    /// auto-tuning's own (the self-tuning RTAC's start-up). A live socket
+    /// then keeps the kernel's window, which Linux raises at every read,
+    /// where a clamp set at each control step lags a slow start by a step:
+    /// one RTT when each RTT's data arrives as one burst.
+    fn defers_to_kernel(&self) -> bool {
+        false
     }
 }
 
@@ -226,7 +228,7 @@ impl Controller for AnyController {
     fn max_window(&self) -> Option<u64> {
         self.inner().max_window()
     }
-    fn reads_per_rtt(&self) -> u32 {
-        self.inner().reads_per_rtt()
+    fn defers_to_kernel(&self) -> bool {
+        self.inner().defers_to_kernel()
     }
 }

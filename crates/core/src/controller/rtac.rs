@@ -19,13 +19,6 @@ use crate::time::{Duration, Instant};
 const NAME: &str = "rtac";
 const KEYS: &[&str] = &["k", "bdp", "theta", "a", "alpha", "beta", "delta", "rmem_max", "init_rwnd"];
 
-/// Reads per RTT the start-up asks a batching receiver for. In a slow
-/// start on a fast link each RTT's data arrives as one burst, a few per cent
-/// of the RTT long (1 MB at 1 Gbit/s: 8 ms of 80): the window follows the
-/// burst only if the receiver looks several times within it. A live
-/// socket's samples come with its ACKs, so between bursts there are none.
-const STARTUP_READS_PER_RTT: u32 = 32;
-
 /// The paper's tcp_rmem_max, 2,560 KB (Table I): the fixed-K controller's
 /// default limit.
 pub const PAPER_RMEM_MAX: u64 = 2_621_440;
@@ -267,13 +260,9 @@ impl Controller for Rtac {
         Some(self.p.rmem_max)
     }
 
-    /// While growing in start-up the window follows the bytes as they
-    /// arrive, which a read once per RTT would delay by that RTT.
-    fn reads_per_rtt(&self) -> u32 {
-        match &self.tuner {
-            Some(t) if t.growing() => STARTUP_READS_PER_RTT,
-            _ => 1,
-        }
+    /// The start-up grows like Auto-tuning: on a live socket, Linux's own.
+    fn defers_to_kernel(&self) -> bool {
+        self.tuner.as_deref().is_some_and(Tuner::growing)
     }
 
     fn state(&self) -> ControllerState {

@@ -176,6 +176,61 @@ mod tests {
     }
 
     #[test]
+    fn the_first_probe_waits_for_the_queue_the_kernels_start_up_window_left() {
+        // A self-tuning RTAC on a 20 Mbit/s, 50 ms path, stepped once per
+        // RTT as a live socket is, fed the RTTs of `rtac run --log` under
+        // a CUBIC download through `rtac emu` (20 Mbit/s, 25 ms each way,
+        // 2000 packets): in start-up the kernel's window let the slow
+        // start build a queue; the first probe clamped at 0.65-0.77 s with
+        // a smoothed RTT of 70-100 ms, but the data sent under the right
+        // edge advertised before it (which is not pulled back) deepened
+        // the queue to 170 ms until 1.23 s; it had drained by 1.40 s. A
+        // probe that began measuring four of its first RTTs in took the
+        // queue for another sender's and went back to the kernel's window,
+        // which filled the queue again (ping: 148, 195, 153 ms in seconds
+        // 2-4 against 69 from the fifth on).
+        const LOG: [(f64, f64); 8] = [
+            (0.0, 50.0),
+            (0.55, 50.0),
+            (0.60, 69.0),
+            (0.68, 98.0),
+            (0.77, 145.0),
+            (1.07, 162.0),
+            (1.23, 170.0),
+            (1.40, 50.0),
+        ];
+        let rtt_at = |t: f64| match LOG.windows(2).find(|w| t < w[1].0) {
+            Some(w) => w[0].1 + (w[1].1 - w[0].1) * (t - w[0].0) / (w[1].0 - w[0].0),
+            None => 50.0,
+        };
+        let mut s = Stepper::new(AnyController::new(ControllerKind::Rtac, 1448, &Params::new()).unwrap());
+        let rate: f64 = 20e6 / 8.0;
+        let (mut t, mut dt, mut segs, mut window) = (0.0f64, 0.010f64, 0u32, None::<u64>);
+        let mut windows = vec![];
+        while t < 4.0 {
+            // The link's rate while the queue stands, the window's after.
+            let bytes = match window {
+                Some(w) if t >= 1.40 => rate.min(w as f64 / 0.050) * dt,
+                _ => rate * dt,
+            } as u64;
+            segs += (bytes / 1448) as u32;
+            let k = KernelSample {
+                rcv_rtt: Some(Duration::from_secs_f64(rtt_at(t) / 1e3)),
+                data_segs_in: Some(segs),
+                ooo_segs: Some(0),
+            };
+            let d = s.step(Instant::from_nanos((t * 1e9) as u64), bytes, k);
+            (window, dt) = (d.rwnd, d.interval.as_secs_f64());
+            windows.push((t, d.rwnd));
+            t += dt;
+        }
+        let first = windows.iter().position(|w| w.1.is_some()).expect("a probe clamps");
+        assert!(windows[first].0 > 0.55 && windows[first].0 < 1.0, "{windows:?}");
+        let back: Vec<_> = windows[first..].iter().filter(|w| w.1.is_none()).collect();
+        assert!(back.is_empty(), "back in the kernel's window after the first probe at {back:?}: {windows:?}");
+    }
+
+    #[test]
     fn a_rise_of_the_out_of_order_count_reaches_the_controller_as_a_hole() {
         let lost = window_at_9s(|ms| (ms >= 6000) as u32);
         let not_lost = window_at_9s(|_| 0);

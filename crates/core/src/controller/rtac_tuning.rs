@@ -131,9 +131,11 @@ pub const MIN_RTT: Duration = Duration::from_millis(1);
 /// Arrivals in one RTT_m, relative to the probe's window, below which a
 /// drain probe's queue counts as drained.
 pub const DRAINED_ARRIVALS: f64 = 1.25;
-/// The longest drain, in smoothed RTTs at the probe's start: a socket whose
-/// window does not fall to the probe's (a kernel that keeps more) is
-/// measured all the same.
+/// The longest drain, in smoothed RTTs since the probe's start (the largest
+/// smoothed RTT seen while it drains: the data sent under the window
+/// advertised before the probe may still be deepening the queue as it
+/// starts): a socket whose window does not fall to the probe's (a kernel
+/// that keeps more) is measured all the same.
 pub const DRAIN_LIMIT: f64 = 4.0;
 /// RTT samples a probe's measuring phase waits for, up to
 /// [`PROBE_MEASURE_LIMIT`] times its planned length.
@@ -168,7 +170,9 @@ struct Probe {
     /// it: once an interval brings no more than [`DRAINED_ARRIVALS`] times
     /// the probe's window, the queue has drained and measuring starts.
     interval: (Instant, u64),
-    /// When measuring starts at the latest, drained or not.
+    /// When the probe started, and when measuring starts at the latest,
+    /// drained or not.
+    start: Instant,
     drain_deadline: Instant,
     /// The measuring phase, once it has started: its start and end.
     measure: Option<(Instant, Instant)>,
@@ -372,6 +376,9 @@ impl Tuner {
             // their ProbeRTT on a shared min_rtt, Cardwell et al. 2016).
             self.quiet = Some(now);
         }
+        if let Some(p) = self.probe.as_mut().filter(|p| p.measure.is_none()) {
+            p.drain_deadline = p.drain_deadline.max(p.start + srtt.mul_f64(DRAIN_LIMIT));
+        }
         match self.probe {
             // A live socket may give one RTT sample per RTT or fewer: the
             // measuring phase lasts until it has MIN_PROBE_SAMPLES, or
@@ -392,8 +399,16 @@ impl Tuner {
                 let rwnd = (now_bdp.min(bdp * mss as f64) / 2.0).max(4.0 * mss as f64) as u64;
                 let interval = (now, 0);
                 let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
-                self.probe =
-                    Some(Probe { interval, drain_deadline, measure: None, rwnd, floor: None, sum_ns: 0, n: 0 });
+                self.probe = Some(Probe {
+                    interval,
+                    start: now,
+                    drain_deadline,
+                    measure: None,
+                    rwnd,
+                    floor: None,
+                    sum_ns: 0,
+                    n: 0,
+                });
                 return Some(Decision::Window(rwnd));
             }
             None => {}

@@ -18,7 +18,8 @@ pub const STATUS_DIR: &str = "/run/rtac";
 /// Arguments of `rtac daemon`.
 #[derive(Args, Debug, Clone)]
 pub struct DaemonArgs {
-    /// The controller: none, static, autotuning, drwa, rtac or drw.
+    /// The controller: none, static, autotuning, drwa, rtac or drw,
+    /// optionally with parameters after a colon (rtac:bdp=84).
     #[arg(long, short = 'c', value_name = "NAME", required_unless_present = "status")]
     pub controller: Option<String>,
 

@@ -26,7 +26,8 @@ pub struct GetArgs {
     #[arg(value_name = "URL|HOST:PORT")]
     pub target: String,
 
-    /// The receive-window controller: none, static, autotuning, drwa, rtac or drw.
+    /// The receive-window controller: none, static, autotuning, drwa, rtac
+    /// or drw, optionally with parameters after a colon (rtac:bdp=84).
     #[arg(long, short = 'c', value_name = "NAME", default_value = "rtac")]
     pub controller: String,
 

@@ -43,7 +43,8 @@ pub struct RunArgs {
     pub mode: Mode,
 
     /// The controller for the program's TCP receive sockets: none, static,
-    /// autotuning, drwa, rtac or drw.
+    /// autotuning, drwa, rtac or drw, optionally with parameters after a
+    /// colon (rtac:bdp=84).
     #[arg(long, short = 'c', value_name = "NAME")]
     pub controller: String,
 

@@ -90,13 +90,16 @@ pub struct AgentConfig {
 
 impl AgentConfig {
     /// Parses and validates `controller` with `params`, each a `key=value`
-    /// item or a comma-separated list of them. Unknown controllers, unknown
-    /// keys and bad values are errors, checked by building the controller.
+    /// item or a comma-separated list of them. `controller` may carry a
+    /// list itself, as `rtac sim` takes it: `rtac:k=3e-7,delta=18ms`.
+    /// Unknown controllers, unknown keys and bad values are errors, checked
+    /// by building the controller.
     pub fn new<S: AsRef<str>>(controller: &str, params: &[S]) -> Result<Self, AgentError> {
-        let kind: ControllerKind = controller.trim().parse()?;
+        let (name, inline) = controller.split_once(':').unwrap_or((controller, ""));
+        let kind: ControllerKind = name.trim().parse()?;
         let mut p = Params::new();
-        for item in params {
-            for kv in item.as_ref().split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        for item in std::iter::once(inline).chain(params.iter().map(AsRef::as_ref)) {
+            for kv in item.split(',').map(str::trim).filter(|i| !i.is_empty()) {
                 p.insert_kv(kv)?;
             }
         }
@@ -172,6 +175,11 @@ mod tests {
         assert!(AgentConfig::new("drwa", &["lambda=x"]).is_err());
         assert!(AgentConfig::new("none", &["k=1"]).is_err());
         assert!(AgentConfig::new("rtac", &["novalue"]).is_err());
+        // The form `rtac sim` takes: parameters after a colon, then -p's.
+        let c = AgentConfig::new("rtac:k=3e-7,delta=18ms", &["beta=0.25"]).unwrap();
+        assert_eq!((c.kind, c.params_list().as_str()), (ControllerKind::Rtac, "k=3e-7,delta=18ms,beta=0.25"));
+        assert!(AgentConfig::new("rtac:lambda=3", &[] as &[&str]).is_err());
+        assert!(AgentConfig::new("cubic:k=1", &[] as &[&str]).is_err());
     }
 
     #[test]

@@ -364,14 +364,20 @@ static void release_window(void *sk, struct tcp_sock *tp, struct rtac_state *st)
 	st->applied = 0;
 }
 
+/* Gives the sender its congestion window clamp back (uplink). */
+static void release_cwnd(void *sk, struct rtac_state *st)
+{
+	if (!st->cwnd_applied)
+		return;
+	int c = st->orig_cwnd_clamp;
+	bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &c, sizeof(c));
+	st->cwnd_applied = 0;
+}
+
 /* Gives the kernel its windows back, the congestion window's too. */
 static void restore(void *sk, struct tcp_sock *tp, struct rtac_state *st)
 {
-	if (st->cwnd_applied) {
-		int c = st->orig_cwnd_clamp;
-		bpf_setsockopt(sk, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &c, sizeof(c));
-		st->cwnd_applied = 0;
-	}
+	release_cwnd(sk, st);
 	release_window(sk, tp, st);
 }
 
@@ -445,6 +451,8 @@ static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_s
 		int v = st->cwnd_want;
 		if (bpf_setsockopt(ops, SOL_TCP, TCP_BPF_SNDCWND_CLAMP, &v, sizeof(v)) == 0)
 			st->cwnd_applied = 1;
+	} else if (!st->cwnd_want) {
+		release_cwnd(ops, st);
 	}
 }
 

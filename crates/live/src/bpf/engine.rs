@@ -64,8 +64,6 @@ pub struct Flow {
 struct Uplink {
     stepper: Stepper,
     bytes_acked: u64,
-    /// The last congestion-window clamp, packets.
-    cwnd_clamp: u32,
 }
 
 /// The smallest congestion-window clamp the uplink sets, in packets (a
@@ -118,7 +116,9 @@ impl Engine {
     }
 
     /// The uplink step: the controller on the sending side, its window as
-    /// a congestion-window clamp in packets (0: none yet).
+    /// a congestion-window clamp in packets (0: none, before the sender has
+    /// sent enough or while the controller leaves the window to the kernel,
+    /// as the self-tuning RTAC's start-up does).
     fn step_uplink(&mut self, cookie: u64, now: Instant, s: &Sample) -> Result<(u32, Option<Duration>), AgentError> {
         let flow = self.flows.get_mut(&cookie).expect("known flow");
         if flow.up.is_none() {
@@ -129,7 +129,7 @@ impl Engine {
             if let Some(rtt) = handshake_rtt(s) {
                 stepper.seed_rtt(now, rtt);
             }
-            flow.up = Some(Uplink { stepper, bytes_acked: s.bytes_acked, cwnd_clamp: 0 });
+            flow.up = Some(Uplink { stepper, bytes_acked: s.bytes_acked });
         }
         let up = flow.up.as_mut().expect("set above");
         let bytes = s.bytes_acked.saturating_sub(up.bytes_acked);
@@ -139,11 +139,11 @@ impl Engine {
             us => Some(Duration::from_micros(us as u64)),
         };
         let d = up.stepper.step(now, bytes, KernelSample { rcv_rtt: srtt, ..KernelSample::default() });
-        if let Some(w) = d.rwnd {
-            up.cwnd_clamp =
-                (w.div_ceil(s.mss_cache.max(1) as u64)).clamp(MIN_CWND_CLAMP as u64, u32::MAX as u64) as u32;
-        }
-        Ok((up.cwnd_clamp, Some(d.interval)))
+        // No window (the self-tuning RTAC's start-up): the sender's own.
+        let cwnd_clamp = d.rwnd.map_or(0, |w| {
+            (w.div_ceil(s.mss_cache.max(1) as u64)).clamp(MIN_CWND_CLAMP as u64, u32::MAX as u64) as u32
+        });
+        Ok((cwnd_clamp, Some(d.interval)))
     }
 
     pub fn flows(&self) -> impl Iterator<Item = (&u64, &Flow)> {
@@ -334,6 +334,26 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_uplink_leaves_the_sender_its_own_window_in_the_self_tuning_start_up() {
+        let clamps = |params: &[&str]| {
+            let mut e = Engine::new(AgentConfig::new("rtac", params).unwrap(), None).with_uplink();
+            let mut out = vec![];
+            for i in 0..10u64 {
+                // A sender on a 50 ms path with no queue yet.
+                let mut s = sample(3, i * 50, 0, 0, 0, if i == 0 { SAMPLE_NEW } else { 0 });
+                (s.bytes_acked, s.srtt_us8, s.mss_cache) = (UPLINK_MIN_BYTES + i * 100 * 1448, 50_000 * 8, 1448);
+                match e.on_sample(&s).unwrap() {
+                    Some(Action::Set(_, c)) => out.push(c.cwnd_clamp),
+                    other => panic!("{other:?}"),
+                }
+            }
+            out
+        };
+        assert!(clamps(&[]).iter().all(|&c| c == 0), "{:?}", clamps(&[]));
+        assert!(clamps(&["bdp=80"])[1..].iter().all(|&c| c >= MIN_CWND_CLAMP), "{:?}", clamps(&["bdp=80"]));
     }
 
     #[test]

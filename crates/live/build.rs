@@ -23,9 +23,18 @@ fn main() {
     match result {
         Ok(s) if s.success() => println!("cargo:rustc-cfg=rtac_bpf_object"),
         Ok(s) => panic!("{clang} failed to compile bpf/rtac.bpf.c ({s})"),
-        Err(e) => println!(
-            "cargo:warning=rtac-live: {clang} not found ({e}): built without the BPF program; \
-             `rtac run --mode bpf` and `rtac daemon` will say so (install clang to build it)"
-        ),
+        Err(e) => {
+            println!(
+                "cargo:warning=rtac-live: {clang} not found ({e}): built without the BPF program; \
+                 `rtac run --mode bpf` and `rtac daemon` will say so (install clang to build it)"
+            );
+            // Build again once clang appears: an install changes the
+            // directories of PATH.
+            println!("cargo:rerun-if-env-changed=PATH");
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            for dir in std::env::split_paths(&path).filter(|d| d.is_dir()) {
+                println!("cargo:rerun-if-changed={}", dir.display());
+            }
+        }
     }
 }

@@ -7,9 +7,8 @@ use rtac_core::controller::{AnyController, Controller, ControllerState};
 use rtac_core::time::{Duration, Instant};
 
 /// The shortest time between two control steps. Steps follow the RTT
-/// estimate (a fraction of it when the controller asks to see the bytes
-/// read more often than once per RTT); on paths whose RTT is below this
-/// (loopback), a step's per-RTT byte count spans this long instead.
+/// estimate; on paths whose RTT is below this (loopback), a step's
+/// per-RTT byte count spans this long instead.
 pub const MIN_STEP: Duration = Duration::from_micros(500);
 
 /// The step interval before the controller has an RTT estimate.

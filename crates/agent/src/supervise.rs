@@ -8,6 +8,7 @@ use rtac_live::bpf::{self, Bpf, BpfError};
 use rtac_live::config::AgentConfig;
 use rtac_live::error::AgentError;
 use rtac_live::log::LogSink;
+use rtac_live::step::Stepper;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -265,12 +266,10 @@ impl BpfSession {
             Scope::Existing(cg) => (cg, None, "daemon"),
         };
         // The controller's window before any measurement (init_rwnd for
-        // RTAC, DRWA and Auto-tuning; the fixed window for static).
-        let ctl = cfg.controller(rtac_core::DEFAULT_MSS)?;
-        let initial = match ctl.defers_to_kernel() {
-            true => 0,
-            false => ctl.rwnd().map_or(0, |w| w.min(u32::MAX as u64) as u32),
-        };
+        // the paper's RTAC, DRWA and Auto-tuning; the fixed window for
+        // static; none in the self-tuning RTAC's start-up).
+        let initial =
+            Stepper::new(cfg.controller(rtac_core::DEFAULT_MSS)?).window().map_or(0, |w| w.min(u32::MAX as u64) as u32);
         let mut bpf = match Bpf::attach(&cgroup, name, uplink, initial) {
             Ok(b) => b,
             Err(e) => {

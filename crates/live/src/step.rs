@@ -107,8 +107,17 @@ impl Stepper {
         }
         let state = self.ctl.state();
         let rtt = state.rtt.or(k.rcv_rtt).unwrap_or(FIRST_STEP);
-        let rwnd = if self.ctl.defers_to_kernel() { None } else { self.ctl.rwnd() };
-        Decision { rwnd, interval: rtt.max(MIN_STEP), state }
+        Decision { rwnd: self.window(), interval: rtt.max(MIN_STEP), state }
+    }
+
+    /// The window to apply now: the controller's, or `None` while it leaves
+    /// the window to the kernel (`Controller::defers_to_kernel`).
+    pub fn window(&self) -> Option<u64> {
+        if self.ctl.defers_to_kernel() {
+            None
+        } else {
+            self.ctl.rwnd()
+        }
     }
 }
 

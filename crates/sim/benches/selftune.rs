@@ -11,7 +11,8 @@
 //! - the Mahimahi downlink traces in `traces/mahimahi`, 20 ms each way, a
 //!   1000-packet buffer: throughput >= 90 % and mean RTT <= 50 %;
 //! - the same on eight synthetic cellular traces drawn from a seeded rate
-//!   process (`synthetic_trace`) that no controller was developed on;
+//!   process (`rtac_netmodel::link::synthetic_cellular`) that no controller
+//!   was developed on;
 //! - shared queues: RTAC against an Auto-tuning client in the RTAC paper's
 //!   Wi-Fi DC and LTE IC (>= 90 % of its throughput), and two RTAC receivers
 //!   in one 35 Mbit/s, 400-packet queue at 15 ms (Jain >= 0.9, mean RTT <=
@@ -23,6 +24,7 @@
 //! have their seeded LTE or Wi-Fi channel.
 
 use rtac_core::controller::Params;
+use rtac_netmodel::link::synthetic_cellular;
 use rtac_sim::scenario::{load_file, parse_str};
 use rtac_sim::{run_all, ControllerChoice, RunOptions, RunResult, Scenario};
 use std::path::{Path, PathBuf};
@@ -155,62 +157,16 @@ fn traces(seeds: u64) -> (usize, usize) {
     trace_rows(&files, seeds)
 }
 
-/// A synthetic cellular downlink trace in Mahimahi's format, drawn from
-/// `seed`: a process nobody developed a controller on, which checks the
-/// trace targets away from the shipped traces. The rate's logarithm is an
-/// AR(1) process stepped every 100 ms (correlation time 2 s, standard
-/// deviation 0.6) around the log of a median drawn log-uniformly from
-/// 1-50 Mbit/s; outages (no delivery) come after gaps of 15 s on average and
-/// last 0.5 s on average. 60 s long. Returns the mean rate in Mbit/s and
-/// the seconds of outage.
-fn synthetic_trace(seed: u64, path: &Path) -> (f64, f64) {
-    const STEP_MS: u64 = 100;
-    const MS: u64 = 60_000;
-    let mut rng = rtac_core::rng::Rng::new(seed);
-    let mut normal = move |rng: &mut rtac_core::rng::Rng| {
-        let (u, v) = (1.0 - rng.next_f64(), rng.next_f64());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    };
-    let mu = (1e6f64).ln() + rng.next_f64() * 50f64.ln();
-    let (phi, sigma) = ((-0.1f64 / 2.0).exp(), 0.6);
-    let mut x = mu + sigma * normal(&mut rng);
-    let mut next_outage = rng.exp(15_000.0) as u64;
-    let mut outage_end = 0u64;
-    let (mut credit, mut packets, mut outage_ms) = (0.0, 0u64, 0u64);
-    let mut out = String::new();
-    for t in 0..MS {
-        if t % STEP_MS == 0 && t > 0 {
-            x = mu + phi * (x - mu) + sigma * (1.0 - phi * phi).sqrt() * normal(&mut rng);
-        }
-        if t >= next_outage {
-            outage_end = t + rng.exp(500.0) as u64;
-            next_outage = outage_end + rng.exp(15_000.0) as u64;
-        }
-        if t < outage_end {
-            outage_ms += 1;
-            continue;
-        }
-        credit += x.exp() * 1e-3 / 12_000.0;
-        while credit >= 1.0 {
-            out.push_str(&format!("{t}\n"));
-            credit -= 1.0;
-            packets += 1;
-        }
-    }
-    std::fs::write(path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    (packets as f64 * 12_000.0 / (MS as f64 / 1e3) / 1e6, outage_ms as f64 / 1e3)
-}
-
 fn unseen(seeds: u64) -> (usize, usize) {
-    header("synthetic cellular traces (seeded, see synthetic_trace), 20 ms each way, 1000-packet buffer (targets: >= 0.90 x throughput, <= 0.50 x RTT)");
+    header("synthetic cellular traces (rtac_netmodel::link::synthetic_cellular, seeds 1-8), 20 ms each way, 1000-packet buffer (targets: >= 0.90 x throughput, <= 0.50 x RTT)");
     let dir = std::env::temp_dir().join(format!("rtac-selftune-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let files: Vec<PathBuf> = (1..=8)
         .map(|seed| {
-            let tmp = dir.join("trace");
-            let (mbps, outage) = synthetic_trace(seed, &tmp);
+            let t = synthetic_cellular(seed, 60_000);
+            let (mbps, outage) = (t.mean_bps / 1e6, t.outage_ms as f64 / 1e3);
             let path = dir.join(format!("synthetic-{seed}-{mbps:.1}mbit-{outage:.1}s-out"));
-            std::fs::rename(&tmp, &path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            std::fs::write(&path, t.text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             path
         })
         .collect();

@@ -4,10 +4,12 @@
 pub mod channel;
 mod fixed;
 mod profile;
+mod synthetic;
 pub mod trace;
 pub use channel::{Channel, ChannelError, ChannelKind, ChannelParams, ChannelSpec};
 pub use fixed::FixedRate;
 pub use profile::{ProfileError, ProfileLink, RateProfile};
+pub use synthetic::{synthetic_cellular, SyntheticTrace};
 pub use trace::{parse_mahimahi, MahimahiTrace, TraceError, TraceLink};
 
 use rtac_core::Instant;

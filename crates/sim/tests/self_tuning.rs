@@ -147,3 +147,47 @@ fn once_a_loss_based_competitor_has_gone_the_queue_is_short_again() {
     // The control: the Linux receiver keeps the buffer full.
     assert!(linux > 100.0, "linux: mean RTT {linux:.1} ms");
 }
+
+#[test]
+fn on_a_slow_variable_link_its_probes_wait_for_its_own_queue_to_drain() {
+    // A drawn cellular trace of 1.6 Mbit/s on average, varying threefold
+    // within seconds: 5 packets per 40 ms RTT, about the least window a
+    // drain probe advertises, so the arrivals during a probe cannot show
+    // the queue draining. Probes measured before their queue had drained
+    // took the receiver's own queue for another sender's; after five, it
+    // left the window to the sender and filled the 1000-packet buffer
+    // (2.2-4.4 s of mean RTT).
+    let trace = rtac_netmodel::link::synthetic_cellular(2, 60_000);
+    let path = std::env::temp_dir().join(format!("rtac-slow-trace-{}.down", std::process::id()));
+    std::fs::write(&path, &trace.text).expect("a temporary file");
+    let (mut rtt, mut thr, mut linux_rtt) = (vec![], vec![], vec![]);
+    for seed in 1..=3 {
+        let sc = scenario(&format!(
+            r#"
+            duration = "60s"
+            measure_from = "5s"
+            start_jitter = "500ms"
+            seed = {seed}
+            controllers = ["rtac", {{ label = "linux", controller = "autotuning", params = {{ rmem_max = "16MB" }} }}]
+            [[link]]
+            trace = "{}"
+            delay = "20ms"
+            queue = "droptail:packets=1000"
+            [[flow]]
+            cc = "cubic"
+            "#,
+            path.display()
+        ));
+        let (r, l) = (run_labelled(&sc, "rtac"), run_labelled(&sc, "linux"));
+        rtt.push(r.flows[0].rtt_mean_ms);
+        thr.push(r.flows[0].throughput_mbps / l.flows[0].throughput_mbps);
+        linux_rtt.push(l.flows[0].rtt_mean_ms);
+    }
+    let _ = std::fs::remove_file(&path);
+    let (rtt, thr, linux_rtt) = (median(rtt), median(thr), median(linux_rtt));
+    eprintln!("rtac {rtt:.0} ms at {thr:.2} x linux's throughput; linux {linux_rtt:.0} ms");
+    assert!(rtt <= 5.0 * 40.0, "rtac: mean RTT {rtt:.0} ms, over 5 x the 40 ms base");
+    assert!(thr >= 0.9, "rtac: {thr:.2} x the Linux receiver's throughput");
+    // The control: the Linux receiver fills the buffer.
+    assert!(linux_rtt > 5.0 * 40.0, "linux: mean RTT {linux_rtt:.0} ms");
+}

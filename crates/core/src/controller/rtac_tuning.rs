@@ -18,9 +18,11 @@
 //!   (theta - 1) BDP by design, so the no-queue RTT is seen only when the
 //!   receiver drains its own queue: every [`PROBE_INTERVAL`] (BBR's
 //!   ProbeRTT interval) it advertises half its BDP estimate until one RTT_m
-//!   brings no more than [`DRAINED_ARRIVALS`] times that window, then
-//!   measures for one RTT_m. The minimum spans the samples of the current and the
-//!   previous probe cycle, so an increase of the path's RTT (a route change,
+//!   brings no more than [`DRAINED_ARRIVALS`] times that window (or, where
+//!   the link delivers less than that in an RTT_m, until an RTT sample
+//!   falls within the band above RTT*_m), then measures for one RTT_m.
+//!   The minimum spans the samples of the current and the previous probe
+//!   cycle, so an increase of the path's RTT (a route change,
 //!   a handover) is followed within two cycles.
 //! - **Delta**: the no-queue RTT varies above its minimum on real cellular
 //!   and Wi-Fi links (§IV.A, Fig. 2: about 50 % above it on the paper's LTE
@@ -169,7 +171,13 @@ struct Probe {
     /// The current drain interval (one RTT_m long) and the bytes read in
     /// it: once an interval brings no more than [`DRAINED_ARRIVALS`] times
     /// the probe's window, the queue has drained and measuring starts.
-    interval: (Instant, u64),
+    /// `None` where that many bytes are not well under what the link
+    /// delivers in an RTT_m (a link of a few packets per RTT, under the
+    /// window's floor of four): arrivals then say nothing of the queue, and
+    /// the first RTT sample under `drained_below` starts measuring.
+    interval: Option<(Instant, u64)>,
+    /// The band above RTT*_m within which the queue counts as drained.
+    drained_below: Duration,
     /// When the probe started, and when measuring starts at the latest,
     /// drained or not.
     start: Instant,
@@ -312,7 +320,12 @@ impl Tuner {
         }
         self.quiet.get_or_insert(now);
         self.min_cur = Some(self.min_cur.map_or(rtt, |m| m.min(rtt)));
+        let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
         if let Some(p) = &mut self.probe {
+            let after_one = now.saturating_since(p.start) >= rtt_min;
+            if p.measure.is_none() && p.interval.is_none() && after_one && rtt <= p.drained_below {
+                p.measure = Some((now, now + rtt_min));
+            }
             if p.measure.is_some_and(|(from, _)| now >= from) {
                 p.floor = Some(p.floor.map_or(rtt, |f| f.min(rtt)));
                 p.sum_ns += rtt.as_nanos() as u128;
@@ -397,10 +410,21 @@ impl Tuner {
                 // stays about half used while the queue drains.
                 let now_bdp = self.last_rate * rtt_m_star.as_secs_f64();
                 let rwnd = (now_bdp.min(bdp * mss as f64) / 2.0).max(4.0 * mss as f64) as u64;
-                let interval = (now, 0);
+                // Arrivals show the queue draining only when the probe's
+                // window is well under what the link delivers in an RTT_m;
+                // on a link of a few packets per RTT (under the window's
+                // floor) the RTT samples do. In the start-up and competitive
+                // modes the last period's rate is a share behind another
+                // sender's queue, not the link's, and arrivals decide: a
+                // wait for the RTT there would hold the window at a few
+                // packets for DRAIN_LIMIT RTTs while the competitor grows.
+                let by_arrivals = self.mode != Mode::Cooperative || DRAINED_ARRIVALS * (rwnd as f64) < now_bdp;
+                let interval = by_arrivals.then_some((now, 0));
+                let drained_below = rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION);
                 let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
                 self.probe = Some(Probe {
                     interval,
+                    drained_below,
                     start: now,
                     drain_deadline,
                     measure: None,
@@ -463,14 +487,16 @@ impl Tuner {
             if p.measure.is_some() {
                 return;
             }
-            p.interval.1 += bytes;
             if now >= p.drain_deadline {
                 p.measure = Some((now, now + rtt_min));
-            } else if now.saturating_since(p.interval.0) >= rtt_min {
-                if p.interval.1 as f64 <= DRAINED_ARRIVALS * p.rwnd as f64 {
-                    p.measure = Some((now, now + rtt_min));
-                } else {
-                    p.interval = (now, 0);
+            } else if let Some((from, read)) = p.interval.as_mut() {
+                *read += bytes;
+                if now.saturating_since(*from) >= rtt_min {
+                    if *read as f64 <= DRAINED_ARRIVALS * p.rwnd as f64 {
+                        p.measure = Some((now, now + rtt_min));
+                    } else {
+                        (*from, *read) = (now, 0);
+                    }
                 }
             }
         }

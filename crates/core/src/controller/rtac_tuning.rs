@@ -168,16 +168,8 @@ pub enum Mode {
 /// A drain probe in progress.
 #[derive(Clone, Copy, Debug)]
 struct Probe {
-    /// The current drain interval (one RTT_m long) and the bytes read in
-    /// it: once an interval brings no more than [`DRAINED_ARRIVALS`] times
-    /// the probe's window, the queue has drained and measuring starts.
-    /// `None` where that many bytes are not well under what the link
-    /// delivers in an RTT_m (a link of a few packets per RTT, under the
-    /// window's floor of four): arrivals then say nothing of the queue, and
-    /// the first RTT sample under `drained_below` starts measuring.
-    interval: Option<(Instant, u64)>,
-    /// The band above RTT*_m within which the queue counts as drained.
-    drained_below: Duration,
+    /// What tells that the queue has drained.
+    drain: Drain,
     /// When the probe started, and when measuring starts at the latest,
     /// drained or not.
     start: Instant,
@@ -189,6 +181,20 @@ struct Probe {
     floor: Option<Duration>,
     sum_ns: u128,
     n: u64,
+}
+
+/// How a drain probe sees its queue drained, after which it measures.
+#[derive(Clone, Copy, Debug)]
+enum Drain {
+    /// The current interval (one RTT_m long) and the bytes read in it: an
+    /// interval that brings no more than [`DRAINED_ARRIVALS`] times the
+    /// probe's window.
+    Arrivals { from: Instant, read: u64 },
+    /// An RTT sample under `below` (the band above RTT*_m), where that many
+    /// bytes are not well under what the link delivers in an RTT_m (a link
+    /// of a few packets per RTT, under the window's floor of four) and
+    /// arrivals say nothing of the queue.
+    Rtt { below: Duration },
 }
 
 /// The self-tuning state of one RTAC receiver.
@@ -322,8 +328,8 @@ impl Tuner {
         self.min_cur = Some(self.min_cur.map_or(rtt, |m| m.min(rtt)));
         let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
         if let Some(p) = &mut self.probe {
-            let after_one = now.saturating_since(p.start) >= rtt_min;
-            if p.measure.is_none() && p.interval.is_none() && after_one && rtt <= p.drained_below {
+            let drained = matches!(p.drain, Drain::Rtt { below } if rtt <= below);
+            if p.measure.is_none() && drained && now.saturating_since(p.start) >= rtt_min {
                 p.measure = Some((now, now + rtt_min));
             }
             if p.measure.is_some_and(|(from, _)| now >= from) {
@@ -419,12 +425,14 @@ impl Tuner {
                 // wait for the RTT there would hold the window at a few
                 // packets for DRAIN_LIMIT RTTs while the competitor grows.
                 let by_arrivals = self.mode != Mode::Cooperative || DRAINED_ARRIVALS * (rwnd as f64) < now_bdp;
-                let interval = by_arrivals.then_some((now, 0));
-                let drained_below = rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION);
+                let drain = if by_arrivals {
+                    Drain::Arrivals { from: now, read: 0 }
+                } else {
+                    Drain::Rtt { below: rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION) }
+                };
                 let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
                 self.probe = Some(Probe {
-                    interval,
-                    drained_below,
+                    drain,
                     start: now,
                     drain_deadline,
                     measure: None,
@@ -489,7 +497,7 @@ impl Tuner {
             }
             if now >= p.drain_deadline {
                 p.measure = Some((now, now + rtt_min));
-            } else if let Some((from, read)) = p.interval.as_mut() {
+            } else if let Drain::Arrivals { from, read } = &mut p.drain {
                 *read += bytes;
                 if now.saturating_since(*from) >= rtt_min {
                     if *read as f64 <= DRAINED_ARRIVALS * p.rwnd as f64 {

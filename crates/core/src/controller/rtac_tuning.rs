@@ -51,7 +51,19 @@
 //!   probes need several cycles; such a link does not overflow a buffer
 //!   under RTAC's window. This is the signal loss-based senders themselves
 //!   react to (a DropTail queue signals with loss when full), read at the
-//!   receiver as a hole in the sequence.
+//!   receiver as a hole in the sequence. A loss counts at any depth in
+//!   start-up (before RTAC's own queue has shown, its RTT_m may be the
+//!   trough of another sender's standing queue, against which that
+//!   queue looks shallow) and after a probe that found the queue standing.
+//! - **A standing queue at the start**: a receiver that starts behind
+//!   another sender's full buffer takes the trough of that sender's
+//!   sawtooth for its RTT_m, and a competitive probe that meets a later
+//!   trough lies in the band above it. Until a probe has once found the
+//!   queue drained, a competitive probe counts as drained only if it also
+//!   halved the smoothed RTT of its start: a loss-based competitor keeps
+//!   at least its multiplicative decrease (0.7 for CUBIC) of the queue,
+//!   while RTAC's own queue, which fills the buffer in competitive mode
+//!   once the competitor has gone, drains to the path's RTT.
 //! - **Window bound**: eq. (8) raises the window with RTT / RTT*_m, so a
 //!   link that slows down (a cellular outage) raised the window into the
 //!   queue it found. The cooperative window is at most
@@ -178,6 +190,11 @@ struct Probe {
     measure: Option<(Instant, Instant)>,
     /// The window advertised during the probe, bytes.
     rwnd: u64,
+    /// Started before a loss switched to competitive mode: its verdict,
+    /// against an RTT_m the loss has put in doubt, is not used.
+    stale: bool,
+    /// The smoothed RTT when it started.
+    srtt: Duration,
     floor: Option<Duration>,
     sum_ns: u128,
     n: u64,
@@ -227,6 +244,9 @@ pub struct Tuner {
     hole: bool,
     /// Probes finished so far.
     probes: u32,
+    /// A probe has found the queue drained: RTT_m is the path's, not the
+    /// trough of a queue that stood when the receiver started.
+    drained_once: bool,
 }
 
 /// What the tuner decides for one period.
@@ -260,6 +280,7 @@ impl Tuner {
             high_periods: 0,
             hole: false,
             probes: 0,
+            drained_once: false,
         }
     }
 
@@ -373,10 +394,20 @@ impl Tuner {
         // own: a loss-based sender holds the queue. A probe would say the
         // same only after COMPETITIVE_AFTER cycles, which a link that slows
         // down for a while also fails (a trace's outage), but such a link
-        // does not overflow the buffer under RTAC's window.
-        if std::mem::take(&mut self.hole) && high && self.mode != Mode::Competitive {
+        // does not overflow the buffer under RTAC's window. So does an
+        // overflow in start-up before RTAC's own queue showed (its RTT_m
+        // then carries another sender's queue, which hides RTAC's), or one
+        // after a probe found the queue standing. A probe begun before the
+        // switch does not undo it: its floor is measured against that RTT_m.
+        if std::mem::take(&mut self.hole)
+            && (high || self.undrained.is_some() || self.mode == Mode::Startup)
+            && self.mode != Mode::Competitive
+        {
             self.mode = Mode::Competitive;
             self.undrained = None;
+            if let Some(p) = &mut self.probe {
+                p.stale = true;
+            }
         }
         // Not in startup: its RTT_m may already carry a queue (a window
         // that filled the buffer before the first sample) and hide it.
@@ -437,6 +468,8 @@ impl Tuner {
                     drain_deadline,
                     measure: None,
                     rwnd,
+                    stale: false,
+                    srtt,
                     floor: None,
                     sum_ns: 0,
                     n: 0,
@@ -514,12 +547,26 @@ impl Tuner {
         self.probe = None;
         self.high_periods = 0;
         self.quiet = Some(now);
-        let Some(floor) = p.floor else {
-            return; // no sample: nothing learnt
+        let Some(floor) = p.floor.filter(|_| !p.stale) else {
+            return; // no sample, or a verdict the mode has overtaken: nothing learnt
         };
         self.probes += 1;
         let band = target_queue.mul_f64(OWN_QUEUE_FRACTION);
-        let drained = floor <= rtt_m_star + band;
+        // An RTT_m that no drained probe has confirmed may be the trough of
+        // another sender's standing queue (the receiver started behind it),
+        // and a competitive probe that meets the next trough lies in the
+        // band above it. Until then a drain must also have halved the RTT:
+        // a loss-based sender that stays keeps at least its multiplicative
+        // decrease (CUBIC 0.7) of a queue that RTAC's cut leaves to it, and
+        // RTAC's own queue, once the sender has gone, fills the buffer in
+        // competitive mode and drains to the path's RTT.
+        let in_band = floor <= rtt_m_star + band;
+        let drained = if self.drained_once || self.mode != Mode::Competitive {
+            in_band
+        } else {
+            in_band && p.srtt >= floor.mul_f64(2.0)
+        };
+        self.drained_once |= drained;
         if drained {
             // A new probe cycle: the minimum forgets the cycle before last.
             (self.min_prev, self.min_cur) = (self.min_cur, Some(floor));

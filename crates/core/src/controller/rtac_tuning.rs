@@ -156,6 +156,12 @@ pub const DRAIN_LIMIT: f64 = 4.0;
 pub const MIN_PROBE_SAMPLES: u64 = 4;
 /// The longest measuring phase, in multiples of its planned length.
 pub const PROBE_MEASURE_LIMIT: f64 = 8.0;
+/// Until a probe has once found the queue drained, a competitive probe's
+/// floor must also lie below the smoothed RTT at its start by this factor.
+/// Behind a loss-based competitor that stays, the RTT falls by no more
+/// than its multiplicative decrease: to 0.7 of its peak under CUBIC, to
+/// half only at the very trough of Reno's sawtooth.
+pub const UNCONFIRMED_FALL: f64 = 2.0;
 /// The cooperative window's bound, in no-queue RTTs of the last period's
 /// delivery rate.
 pub const DELIVERED_RTTS: f64 = 2.0;
@@ -564,7 +570,7 @@ impl Tuner {
         let drained = if self.drained_once || self.mode != Mode::Competitive {
             in_band
         } else {
-            in_band && p.srtt >= floor.mul_f64(2.0)
+            in_band && p.srtt >= floor.mul_f64(UNCONFIRMED_FALL)
         };
         self.drained_once |= drained;
         if drained {

@@ -3,7 +3,7 @@
 //! DRWA and the paper's fixed-K RTAC (`rtac:k=3e-7`) beside it as controls.
 //! Prints tables and, per row, whether the targets hold; asserts nothing.
 //!
-//! cargo bench -p rtac-sim --bench selftune [-- SEEDS] [links|traces|unseen|shared]...
+//! cargo bench -p rtac-sim --bench selftune [-- SEEDS] [links|traces|unseen|shared|lossy]...
 //!
 //! - fixed-rate links of 5-500 Mbit/s x 20-200 ms base RTT, buffer 5 x BDP,
 //!   one CUBIC flow: throughput >= 90 % and mean RTT <= 50 % of the
@@ -16,7 +16,9 @@
 //! - shared queues: RTAC against an Auto-tuning client in the RTAC paper's
 //!   Wi-Fi DC and LTE IC (>= 90 % of its throughput), and two RTAC receivers
 //!   in one 35 Mbit/s, 400-packet queue at 15 ms (Jain >= 0.9, mean RTT <=
-//!   2 x base, utilisation >= 90 %).
+//!   2 x base, utilisation >= 90 %);
+//! - off the targets: the recorded traces again with 0.01 % and 0.1 %
+//!   random loss on the link.
 //!
 //! Each case runs with seeds 1..=SEEDS (default 5) and reports the median
 //! over seeds with the range: flows start within their first 500 ms (1 s in
@@ -143,10 +145,8 @@ fn fixed_links(seeds: u64) -> (usize, usize) {
     held
 }
 
-fn traces(seeds: u64) -> (usize, usize) {
-    header(
-        "Mahimahi downlink traces, 20 ms each way, 1000-packet buffer (targets: >= 0.90 x throughput, <= 0.50 x RTT)",
-    );
+/// The recorded downlink traces in `traces/mahimahi`.
+fn recorded() -> Vec<PathBuf> {
     let dir = root().join("traces/mahimahi");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -154,7 +154,26 @@ fn traces(seeds: u64) -> (usize, usize) {
         .filter(|p| p.extension().is_some_and(|x| x == "down"))
         .collect();
     files.sort();
-    trace_rows(&files, seeds)
+    files
+}
+
+fn traces(seeds: u64) -> (usize, usize) {
+    header(
+        "Mahimahi downlink traces, 20 ms each way, 1000-packet buffer (targets: >= 0.90 x throughput, <= 0.50 x RTT)",
+    );
+    trace_rows(&recorded(), 0.0, seeds)
+}
+
+/// Off the targets: with random loss a CUBIC sender is held by its losses,
+/// and the Linux receiver queues less the more it loses.
+fn lossy(seeds: u64) -> (usize, usize) {
+    header("the same traces with random loss on the link (off the targets, which are printed all the same)");
+    let mut held = (0, 0);
+    for loss in [0.0001, 0.001] {
+        let h = trace_rows(&recorded(), loss, seeds);
+        held = (held.0 + h.0, held.1 + h.1);
+    }
+    held
 }
 
 fn unseen(seeds: u64) -> (usize, usize) {
@@ -170,23 +189,28 @@ fn unseen(seeds: u64) -> (usize, usize) {
             path
         })
         .collect();
-    let held = trace_rows(&files, seeds);
+    let held = trace_rows(&files, 0.0, seeds);
     let _ = std::fs::remove_dir_all(&dir);
     held
 }
 
-fn trace_rows(files: &[PathBuf], seeds: u64) -> (usize, usize) {
+/// One trace per file, each packet lost at random with probability `loss`.
+fn trace_rows(files: &[PathBuf], loss: f64, seeds: u64) -> (usize, usize) {
     let mut held = (0, 0);
     for f in files {
         let text = format!(
             "name = \"trace\"\nduration = \"60s\"\nmeasure_from = \"5s\"\nstart_jitter = \"500ms\"\n\
              controllers = [{BASELINE}, {CONTROLS}]\n\
-             [[link]]\nname = \"cell\"\ntrace = \"{}\"\ndelay = \"20ms\"\nqueue = \"droptail:packets=1000\"\n\
+             [[link]]\nname = \"cell\"\ntrace = \"{}\"\ndelay = \"20ms\"\nqueue = \"droptail:packets=1000\"\n{}\
              [[flow]]\ncc = \"cubic\"\n",
-            f.display()
+            f.display(),
+            if loss > 0.0 { format!("loss = {loss}\n") } else { String::new() }
         );
         let sc = parse_str(&text, "selftune").unwrap_or_else(|e| panic!("{e}"));
-        let name = f.file_name().expect("file name").to_string_lossy().into_owned();
+        let mut name = f.file_name().expect("file name").to_string_lossy().into_owned();
+        if loss > 0.0 {
+            name = format!("{name} {:.2}%", loss * 100.0);
+        }
         let h = single_flow_rows(&name, 40.0, &runs(sc, seeds), None);
         held = (held.0 + h.0, held.1 + h.1);
     }
@@ -260,8 +284,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let seeds: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(5);
     // Sections named on the command line, or all of them.
-    let named: Vec<&str> =
-        args.iter().map(String::as_str).filter(|a| ["links", "traces", "unseen", "shared"].contains(a)).collect();
+    let named: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| ["links", "traces", "unseen", "shared", "lossy"].contains(a))
+        .collect();
     let part = |name: &str| named.is_empty() || named.contains(&name);
     let t = std::time::Instant::now();
     println!("self-tuning RTAC (rtac) vs the Linux receiver (linux = autotuning:rmem_max=16MB); controls: drwa, paper = rtac:k=3e-7");
@@ -270,8 +297,9 @@ fn main() {
     let b = if part("traces") { traces(seeds) } else { (0, 0) };
     let u = if part("unseen") { unseen(seeds) } else { (0, 0) };
     let c = if part("shared") { competition(seeds) } else { (0, 0) };
+    let l = if part("lossy") { lossy(seeds) } else { (0, 0) };
     println!(
-        "\nrtac meets its targets in {}/{} fixed links, {}/{} traces, {}/{} synthetic traces, {}/{} shared-queue cases ({:.0} s wall)",
+        "\nrtac meets its targets in {}/{} fixed links, {}/{} traces, {}/{} synthetic traces, {}/{} shared-queue cases; off them, {}/{} lossy traces ({:.0} s wall)",
         a.0,
         a.1,
         b.0,
@@ -280,6 +308,8 @@ fn main() {
         u.1,
         c.0,
         c.1,
+        l.0,
+        l.1,
         t.elapsed().as_secs_f64()
     );
 }

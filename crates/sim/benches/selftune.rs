@@ -168,9 +168,10 @@ fn traces(seeds: u64) -> (usize, usize) {
 /// and the Linux receiver queues less the more it loses.
 fn lossy(seeds: u64) -> (usize, usize) {
     header("the same traces with random loss on the link (off the targets, which are printed all the same)");
+    let files = recorded();
     let mut held = (0, 0);
     for loss in [0.0001, 0.001] {
-        let h = trace_rows(&recorded(), loss, seeds);
+        let h = trace_rows(&files, loss, seeds);
         held = (held.0 + h.0, held.1 + h.1);
     }
     held

@@ -63,7 +63,11 @@
 //!   halved the smoothed RTT of its start: a loss-based competitor keeps
 //!   at least its multiplicative decrease (0.7 for CUBIC) of the queue,
 //!   while RTAC's own queue, which fills the buffer in competitive mode
-//!   once the competitor has gone, drains to the path's RTT.
+//!   once the competitor has gone, drains to the path's RTT. A probe that
+//!   meets the competitor's own decrease can halve the RTT all the same
+//!   (and set a new RTT_m: the old one was a higher trough), so such a
+//!   drain also needs a second one [`MIN_PROBE_GAP`] later, by when a
+//!   loss-based sender's queue has regrown.
 //! - **Window bound**: eq. (8) raises the window with RTT / RTT*_m, so a
 //!   link that slows down (a cellular outage) raised the window into the
 //!   queue it found. The cooperative window is at most
@@ -253,6 +257,9 @@ pub struct Tuner {
     /// A probe has found the queue drained: RTT_m is the path's, not the
     /// trough of a queue that stood when the receiver started.
     drained_once: bool,
+    /// A competitive probe found the queue drained while no probe had yet
+    /// done so: the next one, [`MIN_PROBE_GAP`] later, must find it so too.
+    unconfirmed_drain: bool,
 }
 
 /// What the tuner decides for one period.
@@ -287,6 +294,7 @@ impl Tuner {
             hole: false,
             probes: 0,
             drained_once: false,
+            unconfirmed_drain: false,
         }
     }
 
@@ -518,7 +526,9 @@ impl Tuner {
                 let gap = if self.probes < 2 { Duration::ZERO } else { MIN_PROBE_GAP };
                 since >= PROBE_INTERVAL || (self.high_periods >= HIGH_PERIODS && since >= gap)
             }
-            Mode::Competitive => since >= COMPETITIVE_PROBE_INTERVAL,
+            Mode::Competitive => {
+                since >= COMPETITIVE_PROBE_INTERVAL || (self.unconfirmed_drain && since >= MIN_PROBE_GAP)
+            }
         }
     }
 
@@ -572,6 +582,17 @@ impl Tuner {
         } else {
             in_band && p.srtt >= floor.mul_f64(UNCONFIRMED_FALL)
         };
+        // Behind a loss-based sender a probe may meet its multiplicative
+        // decrease and, with RTAC's own share gone, see the RTT halve into
+        // the band (the probe's floor can even become the new RTT_m, the
+        // old one being a trough of that sender's queue). That queue
+        // regrows within seconds; RTAC's own, with nobody else there,
+        // drains again at the next probe, MIN_PROBE_GAP later.
+        if drained && self.mode == Mode::Competitive && !self.drained_once && !self.unconfirmed_drain {
+            self.unconfirmed_drain = true;
+            return;
+        }
+        self.unconfirmed_drain = false;
         self.drained_once |= drained;
         if drained {
             // A new probe cycle: the minimum forgets the cycle before last.

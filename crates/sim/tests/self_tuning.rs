@@ -48,14 +48,15 @@ fn its_start_up_keeps_pace_with_the_linux_receiver_on_a_long_fast_path() {
 
 /// Median over seeds 1..=5 of Jain's index and of the mean RTT (ms) of two
 /// receivers of the run `label` in one 35 Mbit/s, 400-packet queue with a
-/// 15 ms base RTT, starting up to 1 s apart.
-fn two_receivers(label: &str) -> (f64, f64) {
+/// 15 ms base RTT, starting up to 1 s apart, measured from `from` on, with
+/// the flows of `extra` beside them.
+fn two_receivers(label: &str, from: &str, extra: &str) -> (f64, f64) {
     let (mut jain, mut rtt) = (vec![], vec![]);
     for seed in 1..=5 {
         let sc = scenario(&format!(
             r#"
             duration = "60s"
-            measure_from = "10s"
+            measure_from = "{from}"
             start_jitter = "1s"
             seed = {seed}
             controllers = ["rtac", "drwa", {{ label = "linux", controller = "autotuning", params = {{ rmem_max = "16MB" }} }}]
@@ -66,6 +67,7 @@ fn two_receivers(label: &str) -> (f64, f64) {
             [[flow]]
             cc = "cubic"
             count = 2
+            {extra}
             "#
         ));
         let r = run_labelled(&sc, label);
@@ -83,16 +85,35 @@ fn two_self_tuning_receivers_share_one_queue_fairly_and_keep_it_short() {
     // queue together and so measure the same RTT_m. Before the receivers
     // joined each other's probes and Delta's average started from zero:
     // Jain 0.826 over these seeds (RTT 28.4 ms).
-    let (jain, rtt) = two_receivers("rtac");
+    let (jain, rtt) = two_receivers("rtac", "10s", "");
     eprintln!("rtac: Jain {jain:.3}, RTT {rtt:.1} ms");
     assert!(jain >= 0.9, "Jain's index {jain:.3}");
     assert!(rtt <= 30.0, "mean RTT {rtt:.1} ms, more than twice the base RTT");
     // The controls: DRWA's receivers starve one another; the Linux
     // receivers share evenly in a full buffer.
-    let (drwa, _) = two_receivers("drwa");
+    let (drwa, _) = two_receivers("drwa", "10s", "");
     assert!(drwa < 0.9, "DRWA: Jain's index {drwa:.3}");
-    let (_, linux) = two_receivers("linux");
+    let (_, linux) = two_receivers("linux", "10s", "");
     assert!(linux > 30.0, "Linux: mean RTT {linux:.1} ms");
+}
+
+#[test]
+fn two_receivers_left_competitive_by_a_download_that_has_gone_drain_together() {
+    // A CUBIC download behind a Linux receiver shares the queue with two
+    // self-tuning receivers for 20 s; both go competitive. Once it has
+    // gone, each one's probe alone finds the other's share still queued:
+    // both stayed competitive with the buffer full, 142 ms (9.5 x base)
+    // over seeds 1-5 from 40 to 60 s. A competitive receiver now joins
+    // the probe whose fall it sees, and waits while it drains for the
+    // others' shares to leave.
+    let download =
+        "[[flow]]\n            cc = \"cubic\"\n            controller = \"autotuning\"\n            stop = \"20s\"";
+    let (jain, rtt) = two_receivers("rtac", "40s", download);
+    eprintln!("rtac, 40-60 s: Jain {jain:.3}, RTT {rtt:.1} ms");
+    assert!(rtt <= 30.0, "mean RTT {rtt:.1} ms, more than twice the base RTT");
+    // The control: the Linux receivers keep the buffer full.
+    let (_, linux) = two_receivers("linux", "40s", download);
+    assert!(linux > 100.0, "Linux: mean RTT {linux:.1} ms");
 }
 
 /// The receiver under test (flow 1, from `start`) beside a CUBIC download

@@ -143,7 +143,10 @@ pub struct Rtac {
 
 impl Rtac {
     pub fn new(p: RtacParams, mss: u32) -> Self {
-        let tuner = p.self_tuning().then(|| Box::new(Tuner::new(p.delta)));
+        let mut tuner = p.self_tuning().then(|| Box::new(Tuner::new(p.delta)));
+        if let Some(t) = &mut tuner {
+            t.on_advertised(clamp_rwnd(p.init_rwnd as f64, mss, p.rmem_max));
+        }
         Rtac { rtt: RttEwma::new(p.beta), p, mss, counter: PerRttCounter::new(), tuner, w_pkts: None, rwnd: None }
     }
 
@@ -152,6 +155,14 @@ impl Rtac {
         match &self.tuner {
             Some(t) => t.rtt_m_star(),
             None => self.rtt.min().map(|m| m + self.p.delta.unwrap_or(Duration::ZERO)),
+        }
+    }
+
+    /// Sets the window; the tuner keeps the right edge it implies.
+    fn advertise(&mut self, rwnd: u64) {
+        self.rwnd = Some(rwnd);
+        if let Some(t) = &mut self.tuner {
+            t.on_advertised(rwnd);
         }
     }
 
@@ -166,7 +177,7 @@ impl Rtac {
         };
         let rwnd = clamp_rwnd(w, self.mss, self.p.rmem_max);
         if self.rwnd.is_some_and(|r| r < rwnd) {
-            self.rwnd = Some(rwnd);
+            self.advertise(rwnd);
         }
     }
 
@@ -249,7 +260,7 @@ impl Controller for Rtac {
             Some(Decision::Window(bytes)) => bytes as f64,
             Some(Decision::Grow(cap)) => cap.max(self.p.init_rwnd) as f64,
         };
-        self.rwnd = Some(clamp_rwnd(rwnd, self.mss, self.p.rmem_max));
+        self.advertise(clamp_rwnd(rwnd, self.mss, self.p.rmem_max));
     }
 
     fn rwnd(&self) -> Option<u64> {

@@ -43,10 +43,11 @@
 //!   Nimbus (Goyal et al., SIGCOMM 2022): the receiver changes its own rate
 //!   and watches whether the delay follows.
 //!   A loss answers the same question sooner: a segment lost while the
-//!   smoothed RTT is more than twice the target queueing delay above
-//!   RTT*_m overflowed a buffer that RTAC's own queue (about one target
-//!   deep) does not reach, so a loss-based sender fills it, and the tuner
-//!   switches at once. Delay alone cannot tell this from a link that
+//!   smoothed RTT is more than one target queueing delay above
+//!   [`DELIVERED_RTTS`] RTT*_m overflowed a buffer that RTAC's own queue
+//!   (about one target deep, and never deeper than its window bound of
+//!   DELIVERED_RTTS BDPs allows) does not reach, so a loss-based sender
+//!   fills it, and the tuner switches at once. Delay alone cannot tell this from a link that
 //!   slows down during a probe (a cellular outage), which is why the
 //!   probes need several cycles; such a link does not overflow a buffer
 //!   under RTAC's window. This is the signal loss-based senders themselves
@@ -55,6 +56,22 @@
 //!   start-up (before RTAC's own queue has shown, its RTT_m may be the
 //!   trough of another sender's standing queue, against which that
 //!   queue looks shallow) and after a probe that found the queue standing.
+//! - **Competitive receivers drain together**: a competitive window
+//!   leaves the sender a right edge a window ahead of what it has sent,
+//!   so a probe whose arrivals fall (a bursty share of a shared link) may
+//!   measure while its own data still queues, and the other receivers see
+//!   no fall. Two RTAC receivers that a loss-based download made
+//!   competitive then stayed so after it had gone, each probe finding the
+//!   other's share queued. A competitive receiver whose smoothed RTT falls
+//!   under [`JOIN_FALL`] of its peak since its last probe (another RTAC
+//!   receiver's probe, or a competitor gone) starts a *joint* probe at
+//!   once: it counts arrivals as drained only once the data up to the
+//!   right edge advertised before it has been read (the receiver tracks
+//!   that edge), and measures until the floor lies in the band or for
+//!   [`JOIN_PROBE_RTTS`] RTTs at the peak, so that the later receivers'
+//!   shares leave the queue while it measures. A probe that confirms a
+//!   drain is joint too. Joint probes leave Delta alone: their samples
+//!   include the other shares draining.
 //! - **A standing queue at the start**: a receiver that starts behind
 //!   another sender's full buffer takes the trough of that sender's
 //!   sawtooth for its RTT_m, and a competitive probe that meets a later
@@ -166,6 +183,16 @@ pub const PROBE_MEASURE_LIMIT: f64 = 8.0;
 /// than its multiplicative decrease: to 0.7 of its peak under CUBIC, to
 /// half only at the very trough of Reno's sawtooth.
 pub const UNCONFIRMED_FALL: f64 = 2.0;
+/// In competitive mode, a smoothed RTT under this fraction of its peak
+/// since the last probe is the queue losing another receiver's share
+/// (its drain probe, or a competitor that has gone), not a loss-based
+/// sender's own decrease, which takes 0.3 of its window under CUBIC.
+pub const JOIN_FALL: f64 = 0.6;
+/// The longest a probe that joined another's waits for the queue to fall
+/// into the band, in RTTs at the peak it fell from: the other receivers
+/// see the fall only once this one's share has left the queue, and their
+/// own shares leave it about two RTTs after they join.
+pub const JOIN_PROBE_RTTS: f64 = 12.0;
 /// The cooperative window's bound, in no-queue RTTs of the last period's
 /// delivery rate.
 pub const DELIVERED_RTTS: f64 = 2.0;
@@ -203,11 +230,27 @@ struct Probe {
     /// Started before a loss switched to competitive mode: its verdict,
     /// against an RTT_m the loss has put in doubt, is not used.
     stale: bool,
-    /// The smoothed RTT when it started.
+    /// The smoothed RTT when it started (for a probe that joined another's,
+    /// the peak the RTT fell from).
     srtt: Duration,
+    /// A probe that joined another's, or that confirms a drain: the stream
+    /// offset up to which the window advertised before it may still bring
+    /// data (the right edge), after which alone it counts arrivals as
+    /// drained; it lasts until the queue has drained or
+    /// [`JOIN_PROBE_RTTS`], so that every receiver's share has left the
+    /// queue while it measures.
+    joint: Option<u64>,
     floor: Option<Duration>,
     sum_ns: u128,
     n: u64,
+}
+
+impl Probe {
+    /// Whether the data the window before a joint probe let the sender
+    /// send has all been read, `consumed` bytes in.
+    fn edge_read(&self, consumed: u64) -> bool {
+        self.joint.is_none_or(|edge| consumed >= edge)
+    }
 }
 
 /// How a drain probe sees its queue drained, after which it measures.
@@ -260,6 +303,12 @@ pub struct Tuner {
     /// A competitive probe found the queue drained while no probe had yet
     /// done so: the next one, [`MIN_PROBE_GAP`] later, must find it so too.
     unconfirmed_drain: bool,
+    /// The highest smoothed RTT in competitive mode since the last probe.
+    peak: Duration,
+    /// Bytes the application has read, and the right edge advertised: the
+    /// most that reads and the window have ever added up to.
+    consumed: u64,
+    edge: u64,
 }
 
 /// What the tuner decides for one period.
@@ -295,6 +344,9 @@ impl Tuner {
             probes: 0,
             drained_once: false,
             unconfirmed_drain: false,
+            peak: Duration::ZERO,
+            consumed: 0,
+            edge: 0,
         }
     }
 
@@ -362,8 +414,9 @@ impl Tuner {
         self.quiet.get_or_insert(now);
         self.min_cur = Some(self.min_cur.map_or(rtt, |m| m.min(rtt)));
         let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
+        let consumed = self.consumed;
         if let Some(p) = &mut self.probe {
-            let drained = matches!(p.drain, Drain::Rtt { below } if rtt <= below);
+            let drained = p.edge_read(consumed) && matches!(p.drain, Drain::Rtt { below } if rtt <= below);
             if p.measure.is_none() && drained && now.saturating_since(p.start) >= rtt_min {
                 p.measure = Some((now, now + rtt_min));
             }
@@ -373,6 +426,11 @@ impl Tuner {
                 p.n += 1;
             }
         }
+    }
+
+    /// The receiver advertises `rwnd` bytes beyond what has been read.
+    pub fn on_advertised(&mut self, rwnd: u64) {
+        self.edge = self.edge.max(self.consumed + rwnd);
     }
 
     /// A segment arrived beyond a hole: one before it was lost.
@@ -404,8 +462,10 @@ impl Tuner {
         // A high period: a queue twice RTAC's target.
         let high = srtt > rtt_m_star + target_queue.mul_f64(2.0);
         self.high_periods = if high { self.high_periods + 1 } else { 0 };
-        // A buffer overflowed while the queue was twice as deep as RTAC's
-        // own: a loss-based sender holds the queue. A probe would say the
+        // A buffer overflowed while the queue was deeper than RTAC's own can
+        // be (its cooperative window is at most DELIVERED_RTTS BDPs, which a
+        // drained queue reopens to at once, for about an RTT): a loss-based
+        // sender holds the queue. A probe would say the
         // same only after COMPETITIVE_AFTER cycles, which a link that slows
         // down for a while also fails (a trace's outage), but such a link
         // does not overflow the buffer under RTAC's window. So does an
@@ -413,8 +473,9 @@ impl Tuner {
         // then carries another sender's queue, which hides RTAC's), or one
         // after a probe found the queue standing. A probe begun before the
         // switch does not undo it: its floor is measured against that RTT_m.
+        let deep = srtt > rtt_m_star.mul_f64(DELIVERED_RTTS) + target_queue;
         if std::mem::take(&mut self.hole)
-            && (high || self.undrained.is_some() || self.mode == Mode::Startup)
+            && (deep || self.undrained.is_some() || self.mode == Mode::Startup)
             && self.mode != Mode::Competitive
         {
             self.mode = Mode::Competitive;
@@ -440,6 +501,20 @@ impl Tuner {
             // their ProbeRTT on a shared min_rtt, Cardwell et al. 2016).
             self.quiet = Some(now);
         }
+        // A competitive receiver joins the probe of another RTAC receiver
+        // at once (the two shares must leave the queue together, or each
+        // finds the other's still queued), and the queue a competitor that
+        // has gone leaves behind. Probes alone do not meet: a competitive
+        // window leaves the sender a right edge a window ahead, so a probe
+        // that measures as soon as the arrivals fall sees a queue its own
+        // data still fills, and the others see no fall.
+        let fell = self.mode == Mode::Competitive && self.probe.is_none() && {
+            self.peak = self.peak.max(srtt);
+            srtt < self.peak.mul_f64(JOIN_FALL)
+        };
+        if self.mode != Mode::Competitive || self.probe.is_some() {
+            self.peak = Duration::ZERO;
+        }
         if let Some(p) = self.probe.as_mut().filter(|p| p.measure.is_none()) {
             p.drain_deadline = p.drain_deadline.max(p.start + srtt.mul_f64(DRAIN_LIMIT));
         }
@@ -450,12 +525,15 @@ impl Tuner {
             Some(p)
                 if p.measure.is_some_and(|(from, end)| {
                     now >= end && (p.n >= MIN_PROBE_SAMPLES || now >= from + (end - from).mul_f64(PROBE_MEASURE_LIMIT))
-                }) =>
+                }) && (p.joint.is_none()
+                    || now >= p.start + p.srtt.mul_f64(JOIN_PROBE_RTTS)
+                    || (now >= p.drain_deadline
+                        && p.floor.is_some_and(|f| self.drains(&p, f, rtt_m_star, target_queue)))) =>
             {
                 self.finish_probe(now, p, rtt_m_star, target_queue)
             }
             Some(p) => return Some(Decision::Window(p.rwnd)),
-            None if join || self.probe_due(now) => {
+            None if join || fell || self.probe_due(now) => {
                 // Half the BDP, at the lower of the windowed and the last
                 // period's rate (the rate may just have dropped): the link
                 // stays about half used while the queue drains.
@@ -476,6 +554,7 @@ impl Tuner {
                     Drain::Rtt { below: rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION) }
                 };
                 let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
+                let joint = fell || (self.mode == Mode::Competitive && self.unconfirmed_drain);
                 self.probe = Some(Probe {
                     drain,
                     start: now,
@@ -483,7 +562,8 @@ impl Tuner {
                     measure: None,
                     rwnd,
                     stale: false,
-                    srtt,
+                    srtt: if fell { self.peak } else { srtt },
+                    joint: joint.then_some(self.edge),
                     floor: None,
                     sum_ns: 0,
                     n: 0,
@@ -539,23 +619,44 @@ impl Tuner {
     /// probe, which a receiver does not pull back) has arrived.
     pub fn on_consumed(&mut self, now: Instant, bytes: u64) {
         self.quiet.get_or_insert(now);
+        self.consumed += bytes;
+        let consumed = self.consumed;
         let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
         if let Some(p) = &mut self.probe {
             if p.measure.is_some() {
                 return;
             }
+            let edge_read = p.edge_read(consumed);
             if now >= p.drain_deadline {
                 p.measure = Some((now, now + rtt_min));
             } else if let Drain::Arrivals { from, read } = &mut p.drain {
                 *read += bytes;
                 if now.saturating_since(*from) >= rtt_min {
-                    if *read as f64 <= DRAINED_ARRIVALS * p.rwnd as f64 {
+                    if edge_read && *read as f64 <= DRAINED_ARRIVALS * p.rwnd as f64 {
                         p.measure = Some((now, now + rtt_min));
                     } else {
                         (*from, *read) = (now, 0);
                     }
                 }
             }
+        }
+    }
+
+    /// Whether a probe whose floor is `floor` found the queue drained.
+    fn drains(&self, p: &Probe, floor: Duration, rtt_m_star: Duration, target_queue: Duration) -> bool {
+        // An RTT_m that no drained probe has confirmed may be the trough of
+        // another sender's standing queue (the receiver started behind it),
+        // and a competitive probe that meets the next trough lies in the
+        // band above it. Until then a drain must also have halved the RTT:
+        // a loss-based sender that stays keeps at least its multiplicative
+        // decrease (CUBIC 0.7) of a queue that RTAC's cut leaves to it, and
+        // RTAC's own queue, once the sender has gone, fills the buffer in
+        // competitive mode and drains to the path's RTT.
+        let in_band = floor <= rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION);
+        if self.drained_once || self.mode != Mode::Competitive {
+            in_band
+        } else {
+            in_band && p.srtt >= floor.mul_f64(UNCONFIRMED_FALL)
         }
     }
 
@@ -568,20 +669,7 @@ impl Tuner {
         };
         self.probes += 1;
         let band = target_queue.mul_f64(OWN_QUEUE_FRACTION);
-        // An RTT_m that no drained probe has confirmed may be the trough of
-        // another sender's standing queue (the receiver started behind it),
-        // and a competitive probe that meets the next trough lies in the
-        // band above it. Until then a drain must also have halved the RTT:
-        // a loss-based sender that stays keeps at least its multiplicative
-        // decrease (CUBIC 0.7) of a queue that RTAC's cut leaves to it, and
-        // RTAC's own queue, once the sender has gone, fills the buffer in
-        // competitive mode and drains to the path's RTT.
-        let in_band = floor <= rtt_m_star + band;
-        let drained = if self.drained_once || self.mode != Mode::Competitive {
-            in_band
-        } else {
-            in_band && p.srtt >= floor.mul_f64(UNCONFIRMED_FALL)
-        };
+        let drained = self.drains(&p, floor, rtt_m_star, target_queue);
         // Behind a loss-based sender a probe may meet its multiplicative
         // decrease and, with RTAC's own share gone, see the RTT halve into
         // the band (the probe's floor can even become the new RTT_m, the
@@ -614,7 +702,8 @@ impl Tuner {
                 self.mode = Mode::Cooperative;
             }
         }
-        if drained {
+        // A joint probe's samples include the others' queues draining.
+        if drained && p.joint.is_none() {
             let mean = Duration::from_nanos((p.sum_ns / p.n as u128) as u64);
             let sample = mean.saturating_sub(self.rtt_min().unwrap_or(floor)).as_secs_f64();
             // A moving average that starts from zero: the first drained

@@ -106,8 +106,7 @@ fn two_receivers_left_competitive_by_a_download_that_has_gone_drain_together() {
     // over seeds 1-5 from 40 to 60 s. A competitive receiver now joins
     // the probe whose fall it sees, and waits while it drains for the
     // others' shares to leave.
-    let download =
-        "[[flow]]\n            cc = \"cubic\"\n            controller = \"autotuning\"\n            stop = \"20s\"";
+    let download = "[[flow]]\ncc = \"cubic\"\ncontroller = \"autotuning\"\nstop = \"20s\"";
     let (jain, rtt) = two_receivers("rtac", "40s", download);
     eprintln!("rtac, 40-60 s: Jain {jain:.3}, RTT {rtt:.1} ms");
     assert!(rtt <= 30.0, "mean RTT {rtt:.1} ms, more than twice the base RTT");

@@ -143,10 +143,7 @@ pub struct Rtac {
 
 impl Rtac {
     pub fn new(p: RtacParams, mss: u32) -> Self {
-        let mut tuner = p.self_tuning().then(|| Box::new(Tuner::new(p.delta)));
-        if let Some(t) = &mut tuner {
-            t.on_advertised(clamp_rwnd(p.init_rwnd as f64, mss, p.rmem_max));
-        }
+        let tuner = p.self_tuning().then(|| Box::new(Tuner::new(p.delta)));
         Rtac { rtt: RttEwma::new(p.beta), p, mss, counter: PerRttCounter::new(), tuner, w_pkts: None, rwnd: None }
     }
 

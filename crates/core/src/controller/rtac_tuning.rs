@@ -519,17 +519,7 @@ impl Tuner {
             p.drain_deadline = p.drain_deadline.max(p.start + srtt.mul_f64(DRAIN_LIMIT));
         }
         match self.probe {
-            // A live socket may give one RTT sample per RTT or fewer: the
-            // measuring phase lasts until it has MIN_PROBE_SAMPLES, or
-            // PROBE_MEASURE_LIMIT times its planned length.
-            Some(p)
-                if p.measure.is_some_and(|(from, end)| {
-                    now >= end && (p.n >= MIN_PROBE_SAMPLES || now >= from + (end - from).mul_f64(PROBE_MEASURE_LIMIT))
-                }) && (p.joint.is_none()
-                    || now >= p.start + p.srtt.mul_f64(JOIN_PROBE_RTTS)
-                    || (now >= p.drain_deadline
-                        && p.floor.is_some_and(|f| self.drains(&p, f, rtt_m_star, target_queue)))) =>
-            {
+            Some(p) if self.probe_done(&p, now, rtt_m_star, target_queue) => {
                 self.finish_probe(now, p, rtt_m_star, target_queue)
             }
             Some(p) => return Some(Decision::Window(p.rwnd)),
@@ -640,6 +630,22 @@ impl Tuner {
                 }
             }
         }
+    }
+
+    /// Whether probe `p` has measured enough. A live socket may give one
+    /// RTT sample per RTT or fewer: the measuring phase lasts until it has
+    /// MIN_PROBE_SAMPLES, or PROBE_MEASURE_LIMIT times its planned length.
+    /// A joint probe also lasts until its floor shows the queue drained (after
+    /// its drain deadline), or JOIN_PROBE_RTTS at the peak it fell from.
+    fn probe_done(&self, p: &Probe, now: Instant, rtt_m_star: Duration, target_queue: Duration) -> bool {
+        let measured = p.measure.is_some_and(|(from, end)| {
+            now >= end && (p.n >= MIN_PROBE_SAMPLES || now >= from + (end - from).mul_f64(PROBE_MEASURE_LIMIT))
+        });
+        let joint_done = || {
+            now >= p.start + p.srtt.mul_f64(JOIN_PROBE_RTTS)
+                || (now >= p.drain_deadline && p.floor.is_some_and(|f| self.drains(p, f, rtt_m_star, target_queue)))
+        };
+        measured && (p.joint.is_none() || joint_done())
     }
 
     /// Whether a probe whose floor is `floor` found the queue drained.

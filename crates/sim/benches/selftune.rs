@@ -256,21 +256,17 @@ fn competition(seeds: u64) -> (usize, usize) {
         }
     }
     println!("\ntwo receivers of one kind in one 35 Mbit/s, 400-packet queue, 15 ms base RTT (targets: Jain >= 0.9, RTT <= 2 x base, utilisation >= 0.9)");
-    let h = two_receivers(seeds, "measure_from = \"10s\"", "");
+    let h = two_receivers(seeds, "10s", "");
     held = (held.0 + h as usize, held.1 + 1);
     println!("\nthe same with a CUBIC download (Auto-tuning) beside them for their first 20 s, from 40 to 60 s (off the targets)");
-    two_receivers(
-        seeds,
-        "measure_from = \"40s\"",
-        "[[flow]]\ncc = \"cubic\"\ncontroller = \"autotuning\"\nstop = \"20s\"\n",
-    );
+    two_receivers(seeds, "40s", "[[flow]]\ncc = \"cubic\"\ncontroller = \"autotuning\"\nstop = \"20s\"\n");
     held
 }
 
 /// Two receivers of each kind in one 35 Mbit/s, 400-packet queue with a
-/// 15 ms base RTT, and the flows of `extra`; prints their Jain's index,
-/// the mean RTT and the utilisation, and returns whether `rtac` meets the
-/// targets.
+/// 15 ms base RTT, measured from `measure_from` on, and the flows of
+/// `extra`; prints their Jain's index, the mean RTT and the utilisation,
+/// and returns whether `rtac` meets the targets.
 fn two_receivers(seeds: u64, measure_from: &str, extra: &str) -> bool {
     println!("{:<8} {:>6} {:>8} {:>8} {:>6}  targets", "rx", "Jain", "RTT ms", "x base", "util");
     let mut held = false;
@@ -281,7 +277,7 @@ fn two_receivers(seeds: u64, measure_from: &str, extra: &str) -> bool {
         ("rtac", "\"rtac\"".to_string()),
     ] {
         let text = format!(
-            "name = \"two\"\nduration = \"60s\"\n{measure_from}\nstart_jitter = \"1s\"\ncontrollers = [{spec}]\n\
+            "name = \"two\"\nduration = \"60s\"\nmeasure_from = \"{measure_from}\"\nstart_jitter = \"1s\"\ncontrollers = [{spec}]\n\
              [[link]]\nname = \"ap\"\nrate = \"35mbit\"\ndelay = \"7500us\"\nqueue = \"droptail:packets=400\"\n\
              [[flow]]\ncc = \"cubic\"\ncount = 2\n{extra}"
         );

@@ -201,6 +201,12 @@ const DELTA_GAIN: f64 = 0.25;
 /// The shortest measuring phase of a probe.
 const MIN_MEASURE: Duration = Duration::from_millis(10);
 
+/// The width of the band above RTT*_m within which the queue counts as
+/// drained: [`OWN_QUEUE_FRACTION`] of the target queueing delay.
+fn band(target_queue: Duration) -> Duration {
+    target_queue.mul_f64(OWN_QUEUE_FRACTION)
+}
+
 /// Whose queue the receiver believes it is looking at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -486,7 +492,7 @@ impl Tuner {
         }
         // Not in startup: its RTT_m may already carry a queue (a window
         // that filled the buffer before the first sample) and hide it.
-        let in_band = self.mode != Mode::Startup && srtt <= rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION);
+        let in_band = self.mode != Mode::Startup && srtt <= rtt_m_star + band(target_queue);
         // Another receiver's probe shows as the queue falling into the band;
         // one whose own probe is due soon joins it, so that both drain at
         // once (each alone would find the other's share still queued).
@@ -508,13 +514,9 @@ impl Tuner {
         // window leaves the sender a right edge a window ahead, so a probe
         // that measures as soon as the arrivals fall sees a queue its own
         // data still fills, and the others see no fall.
-        let fell = self.mode == Mode::Competitive && self.probe.is_none() && {
-            self.peak = self.peak.max(srtt);
-            srtt < self.peak.mul_f64(JOIN_FALL)
-        };
-        if self.mode != Mode::Competitive || self.probe.is_some() {
-            self.peak = Duration::ZERO;
-        }
+        let watching = self.mode == Mode::Competitive && self.probe.is_none();
+        self.peak = if watching { self.peak.max(srtt) } else { Duration::ZERO };
+        let fell = watching && srtt < self.peak.mul_f64(JOIN_FALL);
         if let Some(p) = self.probe.as_mut().filter(|p| p.measure.is_none()) {
             p.drain_deadline = p.drain_deadline.max(p.start + srtt.mul_f64(DRAIN_LIMIT));
         }
@@ -541,7 +543,7 @@ impl Tuner {
                 let drain = if by_arrivals {
                     Drain::Arrivals { from: now, read: 0 }
                 } else {
-                    Drain::Rtt { below: rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION) }
+                    Drain::Rtt { below: rtt_m_star + band(target_queue) }
                 };
                 let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
                 let joint = fell || (self.mode == Mode::Competitive && self.unconfirmed_drain);
@@ -658,7 +660,7 @@ impl Tuner {
         // decrease (CUBIC 0.7) of a queue that RTAC's cut leaves to it, and
         // RTAC's own queue, once the sender has gone, fills the buffer in
         // competitive mode and drains to the path's RTT.
-        let in_band = floor <= rtt_m_star + target_queue.mul_f64(OWN_QUEUE_FRACTION);
+        let in_band = floor <= rtt_m_star + band(target_queue);
         if self.drained_once || self.mode != Mode::Competitive {
             in_band
         } else {
@@ -674,7 +676,6 @@ impl Tuner {
             return; // no sample, or a verdict the mode has overtaken: nothing learnt
         };
         self.probes += 1;
-        let band = target_queue.mul_f64(OWN_QUEUE_FRACTION);
         let drained = self.drains(&p, floor, rtt_m_star, target_queue);
         // Behind a loss-based sender a probe may meet its multiplicative
         // decrease and, with RTAC's own share gone, see the RTT halve into
@@ -702,7 +703,7 @@ impl Tuner {
             }
             // Floors that agree probe after probe are a path whose RTT rose (a
             // route change, a handover), not a competitor's varying queue.
-            if n >= UNDRAINED_FORGET && hi - lo <= band {
+            if n >= UNDRAINED_FORGET && hi - lo <= band(target_queue) {
                 (self.min_prev, self.min_cur) = (None, Some(lo));
                 self.undrained = None;
                 self.mode = Mode::Cooperative;

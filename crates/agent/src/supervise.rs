@@ -125,14 +125,24 @@ fn run_cgroups(root: &Path) -> PathBuf {
     root.join("rtac")
 }
 
-/// Moves the processes left in `cg` to `to` and removes `cg`.
+/// Moves the processes left in `cg` to `to` and removes `cg`. A process
+/// that is exiting has already left cgroup.procs but still populates the
+/// cgroup until the kernel's cgroup_exit, so removal is retried while the
+/// kernel answers EBUSY, for at most a second.
 fn remove_cgroup(cg: &Path, to: &Path) -> std::io::Result<()> {
-    if let Ok(procs) = std::fs::read_to_string(cg.join("cgroup.procs")) {
-        for pid in procs.lines() {
-            let _ = std::fs::write(to.join("cgroup.procs"), pid);
+    let mut tries = 0;
+    loop {
+        if let Ok(procs) = std::fs::read_to_string(cg.join("cgroup.procs")) {
+            for pid in procs.lines() {
+                let _ = std::fs::write(to.join("cgroup.procs"), pid);
+            }
         }
+        match std::fs::remove_dir(cg) {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) && tries < 50 => tries += 1,
+            r => return r,
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    std::fs::remove_dir(cg)
 }
 
 /// Removes cgroups of `rtac run` instances that are gone; one message each.

@@ -22,9 +22,11 @@
 //!   random loss on the link.
 //!
 //! Each case runs with seeds 1..=SEEDS (default 5) and reports the median
-//! over seeds with the range: flows start within their first 500 ms (1 s in
-//! the shared queues), drawn from the seed, and the RTAC paper's scenarios
-//! have their seeded LTE or Wi-Fi channel.
+//! over seeds with the range (for the shared queues, whose seeds spread
+//! widely, also a distribution-free 95 % confidence interval of the
+//! median): flows start within their first 500 ms (1 s in the shared
+//! queues), drawn from the seed, and the RTAC paper's scenarios have their
+//! seeded LTE or Wi-Fi channel.
 
 use rtac_core::controller::Params;
 use rtac_netmodel::link::synthetic_cellular;
@@ -64,12 +66,39 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// `f` applied to the run labelled `label`, one value per seed.
+fn values(seeds: &[Vec<RunResult>], label: &str, f: impl Fn(&RunResult) -> f64) -> Vec<f64> {
+    seeds.iter().map(|runs| f(runs.iter().find(|r| r.label == label).expect("label"))).collect()
+}
+
 /// Median and range over seeds of `f` applied to the run labelled `label`.
 fn stat(seeds: &[Vec<RunResult>], label: &str, f: impl Fn(&RunResult) -> f64) -> (f64, f64, f64) {
-    let v: Vec<f64> = seeds.iter().map(|runs| f(runs.iter().find(|r| r.label == label).expect("label"))).collect();
+    let v = values(seeds, label, f);
     let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     (median(v), lo, hi)
+}
+
+/// A distribution-free 95 % confidence interval of the median of `v`: the
+/// order statistics x_(j) and x_(n+1-j) (1-based) with the largest j for
+/// which a Binomial(n, 1/2) count falls below j with probability at most
+/// 2.5 %. `None` below six values, where no such j exists.
+fn median_ci(mut v: Vec<f64>) -> Option<(f64, f64)> {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    // P(Bin(n, 1/2) <= k), summed term by term: C(n, i) / 2^n.
+    let mut term = 0.5f64.powi(n as i32);
+    let mut below = 0.0;
+    let mut j = 0;
+    for i in 0..n {
+        below += term;
+        if below > 0.025 {
+            break;
+        }
+        j = i + 1;
+        term *= (n - i) as f64 / (i + 1) as f64;
+    }
+    (j >= 1).then(|| (v[j - 1], v[n - j]))
 }
 
 fn total_mbps(r: &RunResult) -> f64 {
@@ -229,7 +258,10 @@ fn competition(seeds: u64) -> (usize, usize) {
     println!(
         "\nshared queues: the receiver under test against an Auto-tuning client (target: >= 0.90 of its throughput)"
     );
-    println!("{:<14} {:<6} {:>16} {:>16} {:>7}  target", "scenario", "rx", "test Mbit/s", "autotuning Mbit/s", "ratio");
+    println!(
+        "{:<14} {:<6} {:>16} {:>16} {:>7} (95 % CI of the median) [range]  target",
+        "scenario", "rx", "test Mbit/s", "autotuning Mbit/s", "ratio"
+    );
     let mut held = (0, 0);
     for (file, test_flow, paper) in [("rtac-wifi-dc.toml", 1, "k=5e-5"), ("rtac-lte-ic.toml", 1, "k=3e-7")] {
         let mut sc = load_file(&root().join("scenarios").join(file)).unwrap_or_else(|e| panic!("{e}"));
@@ -246,13 +278,14 @@ fn competition(seeds: u64) -> (usize, usize) {
         for label in ["autotuning", "drwa", "paper", "rtac"] {
             let (t, _, _) = stat(&seeds, label, |r| r.flows[test_flow].throughput_mbps);
             let (a, _, _) = stat(&seeds, label, |r| r.flows[0].throughput_mbps);
-            let (ratio, lo, hi) =
-                stat(&seeds, label, |r| r.flows[test_flow].throughput_mbps / r.flows[0].throughput_mbps);
+            let ratio_of = |r: &RunResult| r.flows[test_flow].throughput_mbps / r.flows[0].throughput_mbps;
+            let (ratio, lo, hi) = stat(&seeds, label, ratio_of);
+            let ci = median_ci(values(&seeds, label, ratio_of)).map_or("-".into(), |(a, b)| format!("{a:.2}-{b:.2}"));
             let ok = ratio >= 0.9;
             if label == "rtac" {
                 held = (held.0 + ok as usize, held.1 + 1);
             }
-            println!("{file:<14} {label:<6} {t:>16.2} {a:>16.2} {ratio:>7.2} [{lo:.2}-{hi:.2}]  {}", mark(ok));
+            println!("{file:<14} {label:<6} {t:>16.2} {a:>16.2} {ratio:>7.2} ({ci}) [{lo:.2}-{hi:.2}]  {}", mark(ok));
         }
     }
     println!("\ntwo receivers of one kind in one 35 Mbit/s, 400-packet queue, 15 ms base RTT (targets: Jain >= 0.9, RTT <= 2 x base, utilisation >= 0.9)");

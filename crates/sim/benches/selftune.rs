@@ -86,17 +86,18 @@ fn stat(seeds: &[Vec<RunResult>], label: &str, f: impl Fn(&RunResult) -> f64) ->
 fn median_ci(mut v: Vec<f64>) -> Option<(f64, f64)> {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    // P(Bin(n, 1/2) <= k), summed term by term: C(n, i) / 2^n.
-    let mut term = 0.5f64.powi(n as i32);
+    // P(Bin(n, 1/2) <= i), summed term by term: C(n, i) / 2^n, in logs
+    // (2^-n underflows from n = 1075 on).
+    let mut ln_term = -(n as f64) * std::f64::consts::LN_2;
     let mut below = 0.0;
     let mut j = 0;
     for i in 0..n {
-        below += term;
+        below += ln_term.exp();
         if below > 0.025 {
             break;
         }
         j = i + 1;
-        term *= (n - i) as f64 / (i + 1) as f64;
+        ln_term += ((n - i) as f64 / (i + 1) as f64).ln();
     }
     (j >= 1).then(|| (v[j - 1], v[n - j]))
 }

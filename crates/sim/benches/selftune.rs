@@ -73,7 +73,11 @@ fn values(seeds: &[Vec<RunResult>], label: &str, f: impl Fn(&RunResult) -> f64) 
 
 /// Median and range over seeds of `f` applied to the run labelled `label`.
 fn stat(seeds: &[Vec<RunResult>], label: &str, f: impl Fn(&RunResult) -> f64) -> (f64, f64, f64) {
-    let v = values(seeds, label, f);
+    summary(values(seeds, label, f))
+}
+
+/// Median and range of `v`.
+fn summary(v: Vec<f64>) -> (f64, f64, f64) {
     let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     (median(v), lo, hi)
@@ -280,8 +284,9 @@ fn competition(seeds: u64) -> (usize, usize) {
             let (t, _, _) = stat(&seeds, label, |r| r.flows[test_flow].throughput_mbps);
             let (a, _, _) = stat(&seeds, label, |r| r.flows[0].throughput_mbps);
             let ratio_of = |r: &RunResult| r.flows[test_flow].throughput_mbps / r.flows[0].throughput_mbps;
-            let (ratio, lo, hi) = stat(&seeds, label, ratio_of);
-            let ci = median_ci(values(&seeds, label, ratio_of)).map_or("-".into(), |(a, b)| format!("{a:.2}-{b:.2}"));
+            let ratios = values(&seeds, label, ratio_of);
+            let ci = median_ci(ratios.clone()).map_or("-".into(), |(a, b)| format!("{a:.2}-{b:.2}"));
+            let (ratio, lo, hi) = summary(ratios);
             let ok = ratio >= 0.9;
             if label == "rtac" {
                 held = (held.0 + ok as usize, held.1 + 1);

@@ -52,22 +52,22 @@
 //!   probes need several cycles; such a link does not overflow a buffer
 //!   under RTAC's window. This is the signal loss-based senders themselves
 //!   react to (a DropTail queue signals with loss when full), read at the
-//!   receiver as a hole in the sequence. A loss counts at any depth in
-//!   start-up (before RTAC's own queue has shown, its RTT_m may be the
-//!   trough of another sender's standing queue, against which that
-//!   queue looks shallow) and after a probe that found the queue standing.
+//!   receiver as a hole in the sequence. A loss counts at any depth after
+//!   a probe that found the queue standing. A loss in start-up calls the
+//!   first probe instead (below, **Start**).
 //! - **Competitive receivers drain together**: a competitive window
 //!   leaves the sender a right edge a window ahead of what it has sent,
 //!   so a probe whose arrivals fall (a bursty share of a shared link) may
 //!   measure while its own data still queues, and the other receivers see
 //!   no fall. Two RTAC receivers that a loss-based download made
 //!   competitive then stayed so after it had gone, each probe finding the
-//!   other's share queued. A competitive receiver whose smoothed RTT falls
+//!   other's share queued. A competitive probe therefore counts arrivals
+//!   as drained only once the data up to the right edge advertised before
+//!   it has been read (the receiver tracks that edge). A competitive
+//!   receiver whose smoothed RTT falls
 //!   under [`JOIN_FALL`] of its peak since its last probe (another RTAC
 //!   receiver's probe, or a competitor gone) starts a *joint* probe at
-//!   once: it counts arrivals as drained only once the data up to the
-//!   right edge advertised before it has been read (the receiver tracks
-//!   that edge), and measures until the floor lies in the band or for
+//!   once, which also measures until the floor lies in the band or for
 //!   [`JOIN_PROBE_RTTS`] RTTs at the peak, so that the later receivers'
 //!   shares leave the queue while it measures. A probe that confirms a
 //!   drain is joint too. Joint probes leave Delta alone: their samples
@@ -105,15 +105,35 @@
 //!   both drains it; until then its target is the sum of both queues and
 //!   the other one's window shrinks towards nothing. This is how BBR flows
 //!   come to share their ProbeRTT (Cardwell et al. 2016).
-//! - **Start**: until the first sign of a queue twice the target (or
-//!   [`MIN_PROBE_GAP`]) the window grows like Linux Auto-tuning, twice the
-//!   bytes per RTT ([`Mode::Startup`]), counted over the last RTT as the
-//!   data arrives ([`Tuner::startup_window`]): a window set only at a
-//!   period's end reaches the sender one RTT late and grows by sqrt(2) per
-//!   RTT. A probe then says
-//!   whose queue it is. The start-up probe drains a queue that slow starts
-//!   have just built while it measures, so Delta's moving average starts
-//!   from zero rather than from its sample.
+//! - **Start**: until the first loss (or [`MIN_PROBE_GAP`]) the window
+//!   grows like Linux Auto-tuning, twice the bytes per RTT
+//!   ([`Mode::Startup`]), counted over the last RTT as the data arrives
+//!   ([`Tuner::startup_window`]): a window set only at a period's end
+//!   reaches the sender one RTT late and grows by sqrt(2) per RTT. A probe
+//!   then says whose queue it is. It waits for the loss because a probe
+//!   during a competitor's slow start decides the senders' share for
+//!   minutes: a sender held by its receive window does not grow its
+//!   congestion window, the competitor's doubles, and the overflow that
+//!   ends both slow starts cuts both from there. CUBIC's windows converge
+//!   slowly at the RTTs of a full buffer, so RTAC, competitive from then
+//!   on with a window twice its sender's, kept the smaller share (in the
+//!   Wi-Fi DC scenario, seed 2, 145 packets against 324 at the overflow
+//!   and 0.64 of the competitor's throughput over the next 50 s). The
+//!   loss's probe decides: a queue that stands through RTAC's cut is a
+//!   loss-based sender's, and competitive mode follows at once. A floor
+//!   that halved the smoothed RTT but stayed above the band is the lone
+//!   flow's own slow start draining from a full buffer, and counts as one
+//!   undrained probe; a drain needs a second one [`MIN_PROBE_GAP`] later,
+//!   as in competitive mode (the loss's probe may meet a competitor's
+//!   decrease). Later start-up probes, after an undrained one, come at the
+//!   first queue twice the target, so that the start-up does not grow a
+//!   deeper queue for each to meet. In start-up the window of a probe
+//!   (half the BDP at the peak rate) may exceed what a variable link
+//!   delivers in an RTT_m from the start: arrivals that never exceeded
+//!   [`DRAINED_ARRIVALS`] times the window say nothing of the queue, and
+//!   the RTT decides instead, as on a slow link. The start-up probe drains
+//!   a queue that slow starts have just built while it measures, so
+//!   Delta's moving average starts from zero rather than from its sample.
 //!
 //! When several RTAC receivers share one queue, a probe by one of them
 //! removes its whole share minus half a BDP of its own: with up to about
@@ -239,23 +259,27 @@ struct Probe {
     /// The smoothed RTT when it started (for a probe that joined another's,
     /// the peak the RTT fell from).
     srtt: Duration,
-    /// A probe that joined another's, or that confirms a drain: the stream
-    /// offset up to which the window advertised before it may still bring
-    /// data (the right edge), after which alone it counts arrivals as
-    /// drained; it lasts until the queue has drained or
-    /// [`JOIN_PROBE_RTTS`], so that every receiver's share has left the
-    /// queue while it measures.
-    joint: Option<u64>,
+    /// The top of the band above RTT*_m: an RTT sample under it shows the
+    /// queue drained (see [`Drain::Rtt`]).
+    below: Duration,
+    /// A competitive probe: the stream offset up to which the window
+    /// advertised before it may still bring data (the right edge), after
+    /// which alone it counts arrivals as drained.
+    edge: Option<u64>,
+    /// A probe that joined another's, or that confirms a drain: it lasts
+    /// until the queue has drained or [`JOIN_PROBE_RTTS`], so that every
+    /// receiver's share has left the queue while it measures.
+    joint: bool,
     floor: Option<Duration>,
     sum_ns: u128,
     n: u64,
 }
 
 impl Probe {
-    /// Whether the data the window before a joint probe let the sender
-    /// send has all been read, `consumed` bytes in.
+    /// Whether the data the window before a competitive probe let the
+    /// sender send has all been read, `consumed` bytes in.
     fn edge_read(&self, consumed: u64) -> bool {
-        self.joint.is_none_or(|edge| consumed >= edge)
+        self.edge.is_none_or(|edge| consumed >= edge)
     }
 }
 
@@ -264,13 +288,15 @@ impl Probe {
 enum Drain {
     /// The current interval (one RTT_m long) and the bytes read in it: an
     /// interval that brings no more than [`DRAINED_ARRIVALS`] times the
-    /// probe's window.
-    Arrivals { from: Instant, read: u64 },
-    /// An RTT sample under `below` (the band above RTT*_m), where that many
-    /// bytes are not well under what the link delivers in an RTT_m (a link
-    /// of a few packets per RTT, under the window's floor of four) and
-    /// arrivals say nothing of the queue.
-    Rtt { below: Duration },
+    /// probe's window, after one that brought more (`peaked`) outside
+    /// start-up.
+    Arrivals { from: Instant, read: u64, peaked: bool },
+    /// An RTT sample under the probe's `below` (the band above RTT*_m),
+    /// where that many bytes are not well under what the link delivers in
+    /// an RTT_m (a link of a few packets per RTT, under the window's floor
+    /// of four, or a variable link below its peak rate) and arrivals say
+    /// nothing of the queue.
+    Rtt,
 }
 
 /// The self-tuning state of one RTAC receiver.
@@ -301,6 +327,9 @@ pub struct Tuner {
     high_periods: u32,
     /// A hole opened in the sequence since the last period.
     hole: bool,
+    /// A segment was lost in start-up: the next probe is the loss's, and
+    /// decides.
+    lost: bool,
     /// Probes finished so far.
     probes: u32,
     /// A probe has found the queue drained: RTT_m is the path's, not the
@@ -347,6 +376,7 @@ impl Tuner {
             window: WindowedMax::new(BW_ROUNDS),
             high_periods: 0,
             hole: false,
+            lost: false,
             probes: 0,
             drained_once: false,
             unconfirmed_drain: false,
@@ -422,7 +452,7 @@ impl Tuner {
         let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
         let consumed = self.consumed;
         if let Some(p) = &mut self.probe {
-            let drained = p.edge_read(consumed) && matches!(p.drain, Drain::Rtt { below } if rtt <= below);
+            let drained = p.edge_read(consumed) && matches!(p.drain, Drain::Rtt) && rtt <= p.below;
             if p.measure.is_none() && drained && now.saturating_since(p.start) >= rtt_min {
                 p.measure = Some((now, now + rtt_min));
             }
@@ -475,15 +505,14 @@ impl Tuner {
         // same only after COMPETITIVE_AFTER cycles, which a link that slows
         // down for a while also fails (a trace's outage), but such a link
         // does not overflow the buffer under RTAC's window. So does an
-        // overflow in start-up before RTAC's own queue showed (its RTT_m
-        // then carries another sender's queue, which hides RTAC's), or one
-        // after a probe found the queue standing. A probe begun before the
-        // switch does not undo it: its floor is measured against that RTT_m.
+        // overflow after a probe found the queue standing. A probe begun
+        // before the switch does not undo it: its floor is measured against
+        // that RTT_m.
         let deep = srtt > rtt_m_star.mul_f64(DELIVERED_RTTS) + target_queue;
-        if std::mem::take(&mut self.hole)
-            && (deep || self.undrained.is_some() || self.mode == Mode::Startup)
-            && self.mode != Mode::Competitive
-        {
+        let hole = std::mem::take(&mut self.hole);
+        // In start-up a loss ends the slow starts: the probe it calls decides.
+        self.lost |= hole && self.mode == Mode::Startup;
+        if hole && (deep || self.undrained.is_some()) && self.mode == Mode::Cooperative {
             self.mode = Mode::Competitive;
             self.undrained = None;
             if let Some(p) = &mut self.probe {
@@ -540,13 +569,10 @@ impl Tuner {
                 // wait for the RTT there would hold the window at a few
                 // packets for DRAIN_LIMIT RTTs while the competitor grows.
                 let by_arrivals = self.mode != Mode::Cooperative || DRAINED_ARRIVALS * (rwnd as f64) < now_bdp;
-                let drain = if by_arrivals {
-                    Drain::Arrivals { from: now, read: 0 }
-                } else {
-                    Drain::Rtt { below: rtt_m_star + band(target_queue) }
-                };
+                let drain =
+                    if by_arrivals { Drain::Arrivals { from: now, read: 0, peaked: false } } else { Drain::Rtt };
                 let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
-                let joint = fell || (self.mode == Mode::Competitive && self.unconfirmed_drain);
+                let competitive = self.mode == Mode::Competitive;
                 self.probe = Some(Probe {
                     drain,
                     start: now,
@@ -555,7 +581,9 @@ impl Tuner {
                     rwnd,
                     stale: false,
                     srtt: if fell { self.peak } else { srtt },
-                    joint: joint.then_some(self.edge),
+                    below: rtt_m_star + band(target_queue),
+                    edge: competitive.then_some(self.edge),
+                    joint: fell || (competitive && self.unconfirmed_drain),
                     floor: None,
                     sum_ns: 0,
                     n: 0,
@@ -587,10 +615,12 @@ impl Tuner {
     fn probe_due(&self, now: Instant) -> bool {
         let since = self.quiet.map_or(Duration::ZERO, |q| now.saturating_since(q));
         match self.mode {
-            // Startup ends at the first sign of a queue twice the target,
-            // before a sender's slow start has filled a deep buffer, and
-            // after MIN_PROBE_GAP at the latest (the first RTT samples may
-            // already carry a queue, which hides it).
+            // The first probe comes at the first loss, which ends the slow
+            // starts, and after MIN_PROBE_GAP at the latest (a sender that
+            // never fills the buffer). Later ones, after a probe found the
+            // queue standing, come at the first sign of a queue twice the
+            // target, before the start-up has grown a deeper one.
+            Mode::Startup if self.probes == 0 => self.lost || since >= MIN_PROBE_GAP,
             Mode::Startup => self.high_periods >= 1 || since >= MIN_PROBE_GAP,
             Mode::Cooperative => {
                 // The first two probes follow each other closely: whose queue
@@ -614,6 +644,7 @@ impl Tuner {
         self.consumed += bytes;
         let consumed = self.consumed;
         let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
+        let startup = self.mode == Mode::Startup;
         if let Some(p) = &mut self.probe {
             if p.measure.is_some() {
                 return;
@@ -621,10 +652,16 @@ impl Tuner {
             let edge_read = p.edge_read(consumed);
             if now >= p.drain_deadline {
                 p.measure = Some((now, now + rtt_min));
-            } else if let Drain::Arrivals { from, read } = &mut p.drain {
+            } else if let Drain::Arrivals { from, read, peaked } = &mut p.drain {
                 *read += bytes;
                 if now.saturating_since(*from) >= rtt_min {
-                    if edge_read && *read as f64 <= DRAINED_ARRIVALS * p.rwnd as f64 {
+                    let low = *read as f64 <= DRAINED_ARRIVALS * p.rwnd as f64;
+                    *peaked |= !low;
+                    if low && edge_read && startup && !*peaked {
+                        // The link delivers no more than the window: the
+                        // window came from a peak rate, and the RTT decides.
+                        p.drain = Drain::Rtt;
+                    } else if low && edge_read {
                         p.measure = Some((now, now + rtt_min));
                     } else {
                         (*from, *read) = (now, 0);
@@ -647,7 +684,7 @@ impl Tuner {
             now >= p.start + p.srtt.mul_f64(JOIN_PROBE_RTTS)
                 || (now >= p.drain_deadline && p.floor.is_some_and(|f| self.drains(p, f, rtt_m_star, target_queue)))
         };
-        measured && (p.joint.is_none() || joint_done())
+        measured && (!p.joint || joint_done())
     }
 
     /// Whether a probe whose floor is `floor` found the queue drained.
@@ -659,9 +696,11 @@ impl Tuner {
         // a loss-based sender that stays keeps at least its multiplicative
         // decrease (CUBIC 0.7) of a queue that RTAC's cut leaves to it, and
         // RTAC's own queue, once the sender has gone, fills the buffer in
-        // competitive mode and drains to the path's RTT.
+        // competitive mode and drains to the path's RTT. So must the probe
+        // of a loss in start-up, which may meet a competitor's decrease.
         let in_band = floor <= rtt_m_star + band(target_queue);
-        if self.drained_once || self.mode != Mode::Competitive {
+        let lost = self.mode == Mode::Startup && self.lost;
+        if self.drained_once || !(self.mode == Mode::Competitive || lost) {
             in_band
         } else {
             in_band && p.srtt >= floor.mul_f64(UNCONFIRMED_FALL)
@@ -677,6 +716,18 @@ impl Tuner {
         };
         self.probes += 1;
         let drained = self.drains(&p, floor, rtt_m_star, target_queue);
+        // The probe of a loss in start-up decides. A queue that stood
+        // through RTAC's cut is a loss-based sender's, unless the RTT
+        // halved: then it was the lone flow's own slow start draining from
+        // a full buffer, and the probe counts as any undrained one. A drain
+        // is confirmed as a competitive one is, below.
+        let halved = p.srtt >= floor.mul_f64(UNCONFIRMED_FALL);
+        if self.mode == Mode::Startup && std::mem::take(&mut self.lost) && (drained || !halved) {
+            self.mode = Mode::Competitive;
+            self.undrained = None;
+            self.unconfirmed_drain = drained;
+            return;
+        }
         // Behind a loss-based sender a probe may meet its multiplicative
         // decrease and, with RTAC's own share gone, see the RTT halve into
         // the band (the probe's floor can even become the new RTT_m, the
@@ -710,7 +761,7 @@ impl Tuner {
             }
         }
         // A joint probe's samples include the others' queues draining.
-        if drained && p.joint.is_none() {
+        if drained && !p.joint {
             let mean = Duration::from_nanos((p.sum_ns / p.n as u128) as u64);
             let sample = mean.saturating_sub(self.rtt_min().unwrap_or(floor)).as_secs_f64();
             // A moving average that starts from zero: the first drained

@@ -1,7 +1,7 @@
 //! The self-tuning RTAC receiver with no parameter, in the packet-level
-//! simulator: its start-up on a long, fast path, two of them sharing one
-//! queue, one beside a loss-based download, and one on a slow, variable
-//! link. Each check has a control
+//! simulator: its start-up on a long, fast path and beside a competitor's,
+//! two of them sharing one queue, one beside a loss-based download, and one
+//! on a slow, variable link. Each check has a control
 //! beside it that fails it.
 
 use rtac_core::controller::{ControllerKind, Params};

@@ -281,6 +281,11 @@ impl Probe {
     fn edge_read(&self, consumed: u64) -> bool {
         self.edge.is_none_or(|edge| consumed >= edge)
     }
+
+    /// Whether the floor `floor` halved the smoothed RTT of the start.
+    fn halved(&self, floor: Duration) -> bool {
+        self.srtt >= floor.mul_f64(UNCONFIRMED_FALL)
+    }
 }
 
 /// How a drain probe sees its queue drained, after which it measures.
@@ -328,7 +333,8 @@ pub struct Tuner {
     /// A hole opened in the sequence since the last period.
     hole: bool,
     /// A segment was lost in start-up: the next probe is the loss's, and
-    /// decides.
+    /// decides. Set only in start-up, and taken by the next probe there
+    /// that measures.
     lost: bool,
     /// Probes finished so far.
     probes: u32,
@@ -699,11 +705,10 @@ impl Tuner {
         // competitive mode and drains to the path's RTT. So must the probe
         // of a loss in start-up, which may meet a competitor's decrease.
         let in_band = floor <= rtt_m_star + band(target_queue);
-        let lost = self.mode == Mode::Startup && self.lost;
-        if self.drained_once || !(self.mode == Mode::Competitive || lost) {
+        if self.drained_once || !(self.mode == Mode::Competitive || self.lost) {
             in_band
         } else {
-            in_band && p.srtt >= floor.mul_f64(UNCONFIRMED_FALL)
+            in_band && p.halved(floor)
         }
     }
 
@@ -721,8 +726,7 @@ impl Tuner {
         // halved: then it was the lone flow's own slow start draining from
         // a full buffer, and the probe counts as any undrained one. A drain
         // is confirmed as a competitive one is, below.
-        let halved = p.srtt >= floor.mul_f64(UNCONFIRMED_FALL);
-        if self.mode == Mode::Startup && std::mem::take(&mut self.lost) && (drained || !halved) {
+        if std::mem::take(&mut self.lost) && (drained || !p.halved(floor)) {
             self.mode = Mode::Competitive;
             self.undrained = None;
             self.unconfirmed_drain = drained;

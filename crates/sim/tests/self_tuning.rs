@@ -22,6 +22,16 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The RTAC paper's Wi-Fi DC scenario, and RTAC with `params` as the
+/// receiver under test.
+fn wifi_dc(params: &str) -> (Scenario, ControllerChoice) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/rtac-wifi-dc.toml");
+    let sc = load_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let choice =
+        ControllerChoice { params: Params::parse_list(params).unwrap(), ..ControllerChoice::new(ControllerKind::Rtac) };
+    (sc, choice)
+}
+
 #[test]
 fn its_start_up_keeps_pace_with_the_linux_receiver_on_a_long_fast_path() {
     // 1 Gbit/s x 80 ms: a BDP of 10 MB, reached from a 64 KB window. A
@@ -191,13 +201,8 @@ fn behind_a_full_buffer_a_probe_that_meets_the_competitors_backoff_is_checked_ag
     // into its own equations, which count the other's queue as its own:
     // 0.30 of the other's throughput with seed 7, the worst of seeds 1-10.
     // A second probe, 2 s later, finds that queue regrown.
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/rtac-wifi-dc.toml");
     let worst = |params: &str| {
-        let mut sc = load_file(&path).unwrap_or_else(|e| panic!("{e}"));
-        let choice = ControllerChoice {
-            params: Params::parse_list(params).unwrap(),
-            ..ControllerChoice::new(ControllerKind::Rtac)
-        };
+        let (mut sc, choice) = wifi_dc(params);
         (1..=10)
             .map(|seed| {
                 sc.seed = seed;
@@ -286,14 +291,9 @@ fn beside_a_competitor_it_does_not_hold_its_sender_back_until_the_slow_starts_en
     // the first probe at the first queue twice the target, RTAC's sender
     // had 0.34 of the competitor's window there over seeds 1-10 (1.05 now,
     // with the probe at the overflow).
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/rtac-wifi-dc.toml");
     let at_overflow = |params: &str| {
-        let mut sc = load_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        let (mut sc, choice) = wifi_dc(params);
         sc.duration = rtac_core::time::Duration::from_secs(10);
-        let choice = ControllerChoice {
-            params: Params::parse_list(params).unwrap(),
-            ..ControllerChoice::new(ControllerKind::Rtac)
-        };
         let ratios = (1..=10).map(|seed| {
             sc.seed = seed;
             let series = run(&sc, &choice, &RunOptions { series: true }).series.expect("series");

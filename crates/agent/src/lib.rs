@@ -13,6 +13,7 @@
 pub mod daemon;
 pub mod get;
 pub mod plot;
+pub mod preload_lib;
 pub mod run;
 pub mod supervise;
 pub mod testbed;

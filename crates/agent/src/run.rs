@@ -132,7 +132,7 @@ pub fn config(args: &RunArgs) -> Result<AgentConfig, AgentError> {
 /// its environment.
 pub fn prepare(args: &RunArgs) -> Result<(AgentConfig, Command), AgentError> {
     let cfg = config(args)?;
-    let preload = find_preload(args.preload.as_deref())?;
+    let preload = crate::preload_lib::locate(args.preload.as_deref())?;
     let (program, rest) = args.command.split_first().ok_or_else(|| AgentError::Usage("no command given".into()))?;
     let mut ld = preload.into_os_string();
     if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|o| !o.is_empty()) {

@@ -6,7 +6,7 @@ use super::codel::{CodelVars, DEFAULT_INTERVAL, DEFAULT_TARGET};
 use super::{Dequeued, Qdisc};
 use crate::Packet;
 use rtac_core::{Duration, Instant};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// RFC 8290 §5.2.5: 1024 flows.
 pub const DEFAULT_FLOWS: usize = 1024;
@@ -50,6 +50,8 @@ enum List {
 
 #[derive(Clone, Debug)]
 struct Flow<P> {
+    /// The hash bucket this state belongs to.
+    bucket: u32,
     q: VecDeque<(Instant, P)>,
     backlog: u64,
     deficit: i64,
@@ -57,12 +59,30 @@ struct Flow<P> {
     codel: CodelVars,
 }
 
+/// The most recently used (bucket, slot) pair: flows send in bursts, and a
+/// per-flow queue (one user's) sees one flow, so most lookups stop here.
+#[derive(Clone, Copy, Debug)]
+struct Recent {
+    bucket: u32,
+    slot: u32,
+}
+
 #[derive(Clone, Debug)]
 pub struct FqCodel<P> {
     params: FqCodelParams,
+    /// The state of every bucket that has held a packet, in the order they
+    /// first did. A bucket's state is made on its first packet and then
+    /// kept, CoDel state included, as Linux keeps its array of flows; a
+    /// bucket that never holds a packet costs nothing, so memory grows with
+    /// the flows seen, not with `params.flows` (65,536 buckets in each of
+    /// 100,000 per-user queues would be tens of gigabytes).
     flows: Vec<Flow<P>>,
-    /// Indices of the flows in the list of new flows / old flows. Each flow
-    /// is in at most one list, so neither ever outgrows `flows`.
+    /// Bucket -> index in `flows`. Only looked up, never iterated for a
+    /// decision, so its order cannot change a result.
+    slots: BTreeMap<u32, u32>,
+    recent: Option<Recent>,
+    /// Indices in `flows` of the flows in the list of new flows / old flows.
+    /// Each flow is in at most one list, so neither outgrows `flows`.
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
     len: usize,
@@ -84,14 +104,13 @@ impl<P: Packet> FqCodel<P> {
     pub fn new(params: FqCodelParams, seed: u64) -> Self {
         assert!(params.flows > 0 && params.flows <= u32::MAX as usize, "flows must be in 1..=2^32-1");
         assert!(params.quantum > 0, "the quantum must be above 0");
-        let flows = (0..params.flows)
-            .map(|_| Flow { q: VecDeque::new(), backlog: 0, deficit: 0, list: List::None, codel: CodelVars::default() })
-            .collect();
         FqCodel {
             params,
-            flows,
-            new_flows: VecDeque::with_capacity(params.flows),
-            old_flows: VecDeque::with_capacity(params.flows),
+            flows: Vec::new(),
+            slots: BTreeMap::new(),
+            recent: None,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
             len: 0,
             bytes: 0,
             perturb: mix(seed ^ 0x0066_7163_6f64_656c),
@@ -111,7 +130,33 @@ impl<P: Packet> FqCodel<P> {
 
     /// Packets queued in bucket `b`.
     pub fn bucket_len(&self, b: usize) -> usize {
-        self.flows[b].q.len()
+        u32::try_from(b).ok().and_then(|b| self.slots.get(&b)).map_or(0, |&s| self.flows[s as usize].q.len())
+    }
+
+    /// Buckets whose state has been made (those that have held a packet).
+    pub fn buckets_in_use(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// The index in `flows` of bucket `b`'s state, made on first use.
+    fn slot(&mut self, b: u32) -> usize {
+        if let Some(r) = self.recent.filter(|r| r.bucket == b) {
+            return r.slot as usize;
+        }
+        let next = self.flows.len() as u32;
+        let slot = *self.slots.entry(b).or_insert(next);
+        if slot == next {
+            self.flows.push(Flow {
+                bucket: b,
+                q: VecDeque::new(),
+                backlog: 0,
+                deficit: 0,
+                list: List::None,
+                codel: CodelVars::default(),
+            });
+        }
+        self.recent = Some(Recent { bucket: b, slot });
+        slot as usize
     }
 
     /// RFC 8290 §4.1 overflow handling (Linux `fq_codel_drop`): drop from
@@ -119,14 +164,23 @@ impl<P: Packet> FqCodel<P> {
     /// packets that stops once half of its bytes are gone. (The RFC says
     /// "half the number of packets"; Linux, which we follow, counts bytes.)
     fn drop_from_fattest(&mut self, drops: &mut Vec<P>) {
-        let mut fat = 0;
+        // The first bucket (lowest index) among those with the most bytes,
+        // as a scan of every bucket in order finds it; with no bytes
+        // anywhere, bucket 0.
+        let mut fat: Option<usize> = None;
         let mut max_backlog = 0;
         for (i, f) in self.flows.iter().enumerate() {
-            if f.backlog > max_backlog {
+            let better = match fat {
+                _ if f.backlog == 0 => false,
+                None => true,
+                Some(j) => f.backlog > max_backlog || (f.backlog == max_backlog && f.bucket < self.flows[j].bucket),
+            };
+            if better {
                 max_backlog = f.backlog;
-                fat = i;
+                fat = Some(i);
             }
         }
+        let Some(fat) = fat.or_else(|| self.slots.get(&0).map(|&s| s as usize)) else { return };
         let threshold = max_backlog / 2;
         let flow = &mut self.flows[fat];
         let mut freed = 0;
@@ -148,16 +202,17 @@ impl<P: Packet> FqCodel<P> {
 impl<P: Packet> Qdisc<P> for FqCodel<P> {
     /// RFC 8290 §4.1.
     fn enqueue(&mut self, pkt: P, now: Instant, drops: &mut Vec<P>) {
-        let b = self.bucket(pkt.flow_key());
+        let b = self.bucket(pkt.flow_key()) as u32;
+        let slot = self.slot(b);
         let size = pkt.size() as u64;
-        let flow = &mut self.flows[b];
+        let flow = &mut self.flows[slot];
         flow.q.push_back((now, pkt));
         flow.backlog += size;
         // A flow in neither list joins the new flows with a full quantum.
         if flow.list == List::None {
             flow.list = List::New;
             flow.deficit = self.params.quantum as i64;
-            self.new_flows.push_back(b as u32);
+            self.new_flows.push_back(slot as u32);
         }
         self.len += 1;
         self.bytes += size;
@@ -418,5 +473,38 @@ mod tests {
         assert_eq!(left + order.len(), 52);
         assert!(q.is_empty() && q.len_bytes() == 0);
         assert!(q.new_flows.is_empty() && q.old_flows.is_empty());
+    }
+
+    #[test]
+    fn overflow_between_equally_fat_buckets_drops_from_the_lower_bucket() {
+        // State is made in arrival order; the choice must still follow the
+        // bucket order, as a scan of every bucket would.
+        let mut q = FqCodel::new(FqCodelParams { limit: 20, ..FqCodelParams::default() }, 3);
+        let (a, b) = two_flows(&q);
+        let (high, low) = if q.bucket(a) > q.bucket(b) { (a, b) } else { (b, a) };
+        let mut drops = Vec::new();
+        for _ in 0..10 {
+            q.enqueue(P(1000, high), ms(0), &mut drops);
+        }
+        for _ in 0..10 {
+            q.enqueue(P(1000, low), ms(0), &mut drops);
+        }
+        assert!(drops.is_empty());
+        q.enqueue(P(10, 99), ms(0), &mut drops);
+        assert_eq!(drops, vec![P(1000, low); 5]);
+    }
+
+    #[test]
+    fn bucket_state_is_made_only_for_buckets_that_hold_packets() {
+        let mut q = FqCodel::new(FqCodelParams { flows: 65536, ..FqCodelParams::default() }, 1);
+        assert_eq!(q.buckets_in_use(), 0);
+        let mut drops = Vec::new();
+        for t in 0..1000 {
+            q.enqueue(P(1500, t % 3), ms(t), &mut drops);
+            q.dequeue(ms(t), &mut drops);
+        }
+        assert_eq!(q.buckets_in_use(), 3);
+        assert_eq!(q.bucket_len(q.bucket(0)) + q.bucket_len(q.bucket(1)) + q.bucket_len(q.bucket(2)), q.len_packets());
+        assert_eq!(q.bucket_len(70_000), 0);
     }
 }

@@ -6,6 +6,7 @@
 //! `rtac sweep SWEEP.toml --out DIR` runs a parameter sweep.
 //! `rtac` alone is `rtac sim`.
 
+mod census;
 mod output;
 mod report;
 mod reproduce;
@@ -45,6 +46,11 @@ enum Command {
     /// machine's cores, writing one CSV row per run and flow as runs finish;
     /// a rerun skips the runs already written.
     Sweep(sweep::SweepArgs),
+    /// Measure receivers on N networks drawn at random in categories
+    /// (fixed links, jitter, traces, loss, AQM, BBR, shared queues, several
+    /// connections): pass rate per category, worst cases, failing cases as
+    /// scenario files with --out.
+    Census(census::CensusArgs),
     /// Run real programs through an emulated link between two network
     /// namespaces, with the simulator's link and queue models (root).
     Emu(Box<rtac_emu::EmuArgs>),
@@ -127,6 +133,7 @@ fn main() -> ExitCode {
         Some(Command::Sim(args)) => sim(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Sweep(args)) => sweep::sweep(&args),
+        Some(Command::Census(args)) => census::census(&args),
         Some(Command::Emu(args)) => return external(rtac_emu::emu_main(*args)),
         Some(Command::Plot(args)) => return plot(args),
         Some(Command::Run(args)) => return agent(rtac_agent::run_main(*args)),

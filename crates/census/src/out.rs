@@ -1,0 +1,279 @@
+//! A census's output directory: resumable, one writer at a time.
+//!
+//! - `census.toml`: what the census is (seed, categories, receivers,
+//!   traces). A later run on the directory must be the same census; it may
+//!   ask for more networks, and runs only the ones not yet done.
+//! - `networks.csv`: one row per network and receiver (the baseline
+//!   included), appended as networks finish, a network's rows in one write.
+//!   A last line cut short by a kill is dropped on resume.
+//! - `failures/`: each failing (network, receiver) as a scenario file with
+//!   the baseline and that receiver, which `rtac sim` replays; synthetic
+//!   traces are written beside them in `failures/traces/`.
+//! - `report.txt`: the last report printed.
+//! - `.lock`: held (flock) while a census writes the directory.
+
+use crate::{scenario_text, CensusError, LinkService, Measure, NetworkResult, Settings, TraceSource};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+const HEADER: &str = "index,category,receiver,mbps,rtt_ms,share,jain,pass,catastrophic,thr_ratio,rtt_ratio,wall_s,network";
+const FORMAT: i64 = 1;
+
+/// An open output directory.
+pub struct Output {
+    dir: PathBuf,
+    rows: File,
+    _lock: File,
+}
+
+fn io_err(path: &Path, what: &str, e: std::io::Error) -> CensusError {
+    CensusError::Output { path: path.to_path_buf(), message: format!("{what}: {e}") }
+}
+
+/// Opens a regular file without following a symlink at its last component.
+fn open_nofollow(path: &Path, opts: &mut OpenOptions) -> std::io::Result<File> {
+    let f = opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC).open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(f)
+}
+
+/// The identity of a census, as `census.toml` holds it.
+fn identity(s: &Settings) -> String {
+    let list = |v: Vec<String>| v.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ");
+    format!(
+        "# rtac census: what this directory measures. A resumed census must match it; --n may grow.\nformat = {FORMAT}\nseed = {}\ncategories = [{}]\nbaseline = {:?}\ncontrollers = [{}]\ntraces = [{}]\n",
+        s.seed,
+        list(s.categories.iter().map(|c| c.name().to_string()).collect()),
+        s.baseline.spec,
+        list(s.receivers.iter().map(|r| r.spec.clone()).collect()),
+        list(s.pool.traces.iter().map(|p| p.display().to_string()).collect()),
+    )
+}
+
+/// Writes `text` to `path` atomically: a temporary file in the same
+/// directory, synced, then renamed over it.
+fn write_atomic(path: &Path, text: &str) -> Result<(), CensusError> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut f = open_nofollow(&tmp, OpenOptions::new().write(true).create_new(true).mode(0o644))
+        .map_err(|e| io_err(&tmp, "cannot create", e))?;
+    f.write_all(text.as_bytes()).and_then(|()| f.sync_all()).map_err(|e| io_err(&tmp, "cannot write", e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io_err(path, "cannot write", e))
+}
+
+/// One CSV field, quoted when it holds a comma, quote or line break.
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Splits CSV text into records of fields (RFC 4180 quoting).
+fn records(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let (mut rec, mut cur, mut quoted, mut chars) = (Vec::new(), String::new(), false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                cur.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => cur.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => rec.push(std::mem::take(&mut cur)),
+            (false, '\n') => {
+                rec.push(std::mem::take(&mut cur));
+                out.push(std::mem::take(&mut rec));
+            }
+            (false, '\r') => {}
+            (false, c) => cur.push(c),
+        }
+    }
+    out
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+/// The rows of one network: the baseline's, then each receiver's.
+pub fn rows(s: &Settings, r: &NetworkResult) -> String {
+    let net = &r.net;
+    let row = |receiver: &str, m: &Measure, v: Option<&crate::Verdict>| {
+        [
+            net.index.to_string(),
+            net.category.name().to_string(),
+            field(receiver),
+            m.mbps.to_string(),
+            m.rtt_ms.to_string(),
+            opt(m.share),
+            opt(m.jain),
+            v.map_or(String::new(), |v| (v.pass as u8).to_string()),
+            v.map_or(String::new(), |v| (v.catastrophic as u8).to_string()),
+            v.map_or(String::new(), |v| format!("{:.4}", v.thr_ratio)),
+            v.map_or(String::new(), |v| format!("{:.4}", v.rtt_ratio)),
+            format!("{:.3}", r.wall_s),
+            field(&net.describe()),
+        ]
+        .join(",")
+            + "\n"
+    };
+    let mut text = row(&s.baseline.spec, &r.base, None);
+    for (rx, (m, v)) in s.receivers.iter().zip(&r.receivers) {
+        text.push_str(&row(&rx.spec, m, Some(v)));
+    }
+    text
+}
+
+impl Output {
+    /// Opens (creating) `dir` for the census `s`, and returns the results
+    /// already in it.
+    pub fn open(dir: &Path, s: &Settings) -> Result<(Output, Vec<NetworkResult>), CensusError> {
+        match std::fs::symlink_metadata(dir) {
+            Ok(m) if !m.is_dir() => {
+                return Err(CensusError::Output { path: dir.into(), message: "exists and is not a directory".into() })
+            }
+            Ok(_) => {}
+            Err(_) => std::fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create the directory", e))?,
+        }
+        let lock_path = dir.join(".lock");
+        let lock = open_nofollow(&lock_path, OpenOptions::new().write(true).create(true).truncate(false).mode(0o644))
+            .map_err(|e| io_err(&lock_path, "cannot open the lock file", e))?;
+        // SAFETY: flock on a file descriptor this function owns.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(CensusError::Output {
+                path: dir.into(),
+                message: "another census is writing this directory (its .lock is held)".into(),
+            });
+        }
+        let id_path = dir.join("census.toml");
+        let want = identity(s);
+        let rows_path = dir.join("networks.csv");
+        match std::fs::read_to_string(&id_path) {
+            Ok(have) if !have.trim().is_empty() => {
+                if have != want {
+                    return Err(CensusError::Output {
+                        path: id_path,
+                        message: format!(
+                            "this directory holds another census (seed, categories, baseline, controllers or traces differ); use another --out or the same settings. It holds:\n{}",
+                            have.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n")
+                        ),
+                    });
+                }
+            }
+            // Absent, or left empty by a write that did not finish.
+            _ => write_atomic(&id_path, &want)?,
+        }
+        let mut rows = open_nofollow(&rows_path, OpenOptions::new().read(true).append(true).create(true).mode(0o644))
+            .map_err(|e| io_err(&rows_path, "cannot open", e))?;
+        let mut text = String::new();
+        rows.read_to_string(&mut text).map_err(|e| io_err(&rows_path, "cannot read", e))?;
+        // Drop a last line cut short.
+        let keep = text.rfind('\n').map_or(0, |i| i + 1);
+        if keep < text.len() {
+            rows.set_len(keep as u64).map_err(|e| io_err(&rows_path, "cannot truncate", e))?;
+            text.truncate(keep);
+        }
+        rows.seek(SeekFrom::End(0)).map_err(|e| io_err(&rows_path, "cannot seek", e))?;
+        if text.is_empty() {
+            rows.write_all(format!("{HEADER}\n").as_bytes()).map_err(|e| io_err(&rows_path, "cannot write", e))?;
+        }
+        let done = Self::parse_rows(s, &text);
+        Ok((Output { dir: dir.to_path_buf(), rows, _lock: lock }, done))
+    }
+
+    /// The networks whose rows are all in `text`.
+    fn parse_rows(s: &Settings, text: &str) -> Vec<NetworkResult> {
+        let mut by_index: BTreeMap<u64, BTreeMap<String, (Measure, f64)>> = BTreeMap::new();
+        for rec in records(text).into_iter().skip(1) {
+            if rec.len() != HEADER.split(',').count() {
+                continue;
+            }
+            let (Ok(index), Ok(mbps), Ok(rtt_ms)) = (rec[0].parse(), rec[3].parse(), rec[4].parse()) else {
+                continue;
+            };
+            let m = Measure { mbps, rtt_ms, share: rec[5].parse().ok(), jain: rec[6].parse().ok() };
+            by_index.entry(index).or_default().insert(rec[2].clone(), (m, rec[11].parse().unwrap_or(0.0)));
+        }
+        let mut out = Vec::new();
+        for (index, mut m) in by_index {
+            if index >= crate::MAX_NETWORKS {
+                continue;
+            }
+            let Some((base, wall_s)) = m.remove(&s.baseline.spec) else { continue };
+            let measures: Option<Vec<Measure>> = s.receivers.iter().map(|r| m.remove(&r.spec).map(|x| x.0)).collect();
+            if let Some(measures) = measures {
+                out.push(NetworkResult::from_measures(s.network(index), base, measures, wall_s));
+            }
+        }
+        out
+    }
+
+    /// Appends a network's rows and writes its failing cases.
+    pub fn record(&mut self, s: &Settings, r: &NetworkResult) -> Result<(), CensusError> {
+        let path = self.dir.join("networks.csv");
+        self.rows.write_all(rows(s, r).as_bytes()).map_err(|e| io_err(&path, "cannot write", e))?;
+        for (rx, (_, v)) in s.receivers.iter().zip(&r.receivers) {
+            if !v.pass {
+                self.failure(s, r, rx)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The scenario file of a failing case, relative to the directory.
+    pub fn failure_name(r: &NetworkResult, rx: &crate::Receiver) -> String {
+        format!("failures/{:06}-{}-{}.toml", r.net.index, r.net.category, rx.label)
+    }
+
+    fn failure(&self, s: &Settings, r: &NetworkResult, rx: &crate::Receiver) -> Result<(), CensusError> {
+        let dir = self.dir.join("failures");
+        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, "cannot create", e))?;
+        let trace = match &r.net.service {
+            LinkService::Rate(_) => None,
+            LinkService::Trace(TraceSource::File(p)) => {
+                Some(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()).display().to_string())
+            }
+            LinkService::Trace(TraceSource::Synthetic(seed)) => {
+                let tdir = dir.join("traces");
+                std::fs::create_dir_all(&tdir).map_err(|e| io_err(&tdir, "cannot create", e))?;
+                let name = format!("synthetic-{seed}.down");
+                let path = tdir.join(&name);
+                if !path.exists() {
+                    write_atomic(&path, &crate::draw::synthetic_text(*seed))?;
+                }
+                Some(format!("traces/{name}"))
+            }
+        };
+        let text = scenario_text(&r.net, &s.baseline, &[rx], trace.as_deref());
+        write_atomic(&self.dir.join(Self::failure_name(r, rx)), &text)
+    }
+
+    pub fn write_report(&self, text: &str) -> Result<(), CensusError> {
+        write_atomic(&self.dir.join("report.txt"), text)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_with_commas_quotes_and_newlines_read_back() {
+        let fields = ["plain", "a,b", "say \"hi\"", "two\nlines", ""];
+        let line = fields.iter().map(|f| field(f)).collect::<Vec<_>>().join(",") + "\n";
+        assert_eq!(records(&line), vec![fields.iter().map(|s| s.to_string()).collect::<Vec<_>>()]);
+    }
+}

@@ -101,7 +101,8 @@ pub fn parse_str(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
 /// Reads the file in `path` as a TOML document without validating it as a
 /// scenario, so that fields can be changed first (`set_field`).
 pub fn read_document(path: &Path) -> Result<Table, ScenarioError> {
-    let bytes = std::fs::read(path).map_err(|error| ScenarioError::Io { path: path.to_path_buf(), error })?;
+    let bytes = super::input::read_bounded(path, super::input::MAX_SCENARIO_BYTES, "a scenario file")
+        .map_err(|error| ScenarioError::Io { path: path.to_path_buf(), error })?;
     let origin = path.display().to_string();
     let text = match std::str::from_utf8(&bytes) {
         Ok(t) => t,
@@ -609,8 +610,10 @@ impl Reader<'_> {
             Some(dir) if Path::new(file).is_relative() => dir.join(file),
             _ => PathBuf::from(file),
         };
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| self.err(field, format!("cannot read trace {}: {e}", path.display())))?;
+        let cannot = |e: &dyn fmt::Display| self.err(field, format!("cannot read trace {}: {e}", path.display()));
+        let bytes = super::input::read_bounded(&path, super::input::MAX_TRACE_BYTES, "a trace")
+            .map_err(|e| cannot(&e))?;
+        let text = String::from_utf8(bytes).map_err(|_| cannot(&"the file is not UTF-8 text"))?;
         parse_mahimahi(&text).map_err(|e| self.err(field, format!("{}: {e}", path.display())))
     }
 

@@ -3,6 +3,7 @@
 
 mod check;
 mod file;
+pub mod input;
 pub use check::warnings;
 mod overrides;
 pub use file::{from_document, load_file, parse_document, parse_str, read_document, ScenarioError};

@@ -374,3 +374,72 @@ fn echoed_input_is_cut_however_long() {
         assert!(e.len() < 400, "{} bytes: {}", e.len(), &e[..400]);
     }
 }
+
+/// A scratch directory of this test process.
+fn scratch(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rtac-scenario-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `load_file(path)`'s message, waiting at most a minute for it: a read
+/// that blocks (a FIFO without a writer) fails the test instead of hanging.
+fn load_error_within_a_minute(path: &Path) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p = path.to_path_buf();
+    std::thread::spawn(move || tx.send(load_file(&p).map(|_| ()).map_err(|e| e.to_string())));
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(Err(e)) => e,
+        Ok(Ok(())) => panic!("{} was accepted", path.display()),
+        Err(_) => panic!("reading {} did not return within a minute", path.display()),
+    }
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_scenario_or_trace_is_refused_at_once() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("pipe.toml");
+    mkfifo(&fifo);
+    let e = load_error_within_a_minute(&fifo);
+    assert!(e.ends_with("pipe.toml: cannot read the scenario: is a FIFO (named pipe), not a regular file"), "{e}");
+    let scenario = dir.join("s.toml");
+    std::fs::write(&scenario, SMALL.replace("rate = \"10mbit\"", "trace = \"pipe.toml\"")).unwrap();
+    let e = load_error_within_a_minute(&scenario);
+    assert!(e.contains("s.toml: link[0].trace: cannot read trace"), "{e}");
+    assert!(e.ends_with("pipe.toml: is a FIFO (named pipe), not a regular file"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn dev_zero_as_trace_or_scenario_is_refused_without_reading() {
+    let dir = scratch("devzero");
+    let scenario = dir.join("s.toml");
+    std::fs::write(&scenario, SMALL.replace("rate = \"10mbit\"", "trace = \"/dev/zero\"")).unwrap();
+    let e = load_error_within_a_minute(&scenario);
+    assert!(e.ends_with("link[0].trace: cannot read trace /dev/zero: is a character device, not a regular file"), "{e}");
+    let e = load_error_within_a_minute(Path::new("/dev/zero"));
+    assert!(e.ends_with("/dev/zero: cannot read the scenario: is a character device, not a regular file"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_scenario_file_over_the_bound_is_refused_naming_the_bound() {
+    let dir = scratch("big");
+    let big = dir.join("big.toml");
+    let f = std::fs::File::create(&big).unwrap();
+    // Sparse: the length is what is checked, before any read.
+    f.set_len(super::super::input::MAX_SCENARIO_BYTES + 1).unwrap();
+    let e = load_error_within_a_minute(&big);
+    assert!(e.ends_with("big.toml: cannot read the scenario: is larger than 16 MB, the most a scenario file may hold"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

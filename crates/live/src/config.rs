@@ -24,7 +24,8 @@ pub const ENV_LOG: &str = "RTAC_LOG";
 /// shared by every process of one `rtac run`.
 pub const ENV_T0: &str = "RTAC_T0_NS";
 /// A file to which the shim appends one line (`pid<TAB>fd<TAB>peer`) per
-/// socket it starts controlling, for `rtac run`'s closing summary.
+/// socket it starts controlling, for `rtac run`'s closing summary. `rtac
+/// run` creates it in a private directory; the shim only appends to it.
 pub const ENV_SUMMARY: &str = "RTAC_SUMMARY";
 
 /// How the controller's window stays in force against receive
@@ -152,10 +153,34 @@ impl AgentConfig {
         Ok(Some(cfg))
     }
 
-    /// `from_vars` on the process environment.
+    /// `from_vars` on the process environment; `Ok(None)` in a process
+    /// the loader runs in secure-execution mode ([`secure_execution`]),
+    /// whose environment was chosen by a less privileged user.
     pub fn from_env() -> Result<Option<Self>, AgentError> {
+        if secure_execution() {
+            return Ok(None);
+        }
         Self::from_vars(|k| std::env::var(k).ok())
     }
+}
+
+/// Whether this process runs in secure-execution mode: getauxval(AT_SECURE)
+/// is non-zero after executing a set-user-ID or set-group-ID program, or
+/// one with file capabilities, that changed the process's privileges. Its
+/// environment then comes from a less privileged user: the shim reads none
+/// of it (no path, no controller) and stays off.
+pub fn secure_execution() -> bool {
+    // SAFETY: getauxval only reads the auxiliary vector.
+    unsafe { libc::getauxval(libc::AT_SECURE) != 0 }
+}
+
+/// The summary file `rtac run` named in [`ENV_SUMMARY`]; none in
+/// secure-execution mode.
+pub fn summary_from_env() -> Option<PathBuf> {
+    if secure_execution() {
+        return None;
+    }
+    std::env::var_os(ENV_SUMMARY).filter(|s| !s.is_empty()).map(PathBuf::from)
 }
 
 #[cfg(test)]

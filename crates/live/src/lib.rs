@@ -9,7 +9,8 @@
 //! - [`shim`]: the engine of the LD_PRELOAD library (`crates/preload`);
 //! - [`stream`]: [`ControlledStream`], a `Read` wrapper;
 //! - [`capi`]: the C ABI (`include/rtac.h`, `librtac_live.so`);
-//! - [`log`]: the per-step log and its reader.
+//! - [`log`]: the per-step log and its reader;
+//! - [`safefs`]: files opened without following links or blocking on FIFOs.
 //!
 //! Time comes from CLOCK_MONOTONIC as `rtac_core::Instant`, the type the
 //! simulator uses.
@@ -20,6 +21,7 @@ pub mod config;
 pub mod driver;
 pub mod error;
 pub mod log;
+pub mod safefs;
 pub mod shim;
 pub mod step;
 pub mod stream;

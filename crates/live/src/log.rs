@@ -21,11 +21,12 @@
 //! one `write(2)` on an `O_APPEND` descriptor.
 
 use crate::error::AgentError;
+use crate::safefs;
 use crate::sys;
 use rtac_core::time::{Duration, Instant};
-use std::ffi::CString;
 use std::fmt::{self, Write as _};
 use std::net::SocketAddr;
+use std::os::fd::IntoRawFd;
 use std::os::raw::c_int;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -190,7 +191,6 @@ impl Row<'_> {
 /// rows in its own files. The file is then opened again.
 pub struct LogSink {
     path: PathBuf,
-    cpath: CString,
     format: LogFormat,
     t0: Instant,
     fd: Mutex<Option<(c_int, (u64, u64))>>,
@@ -198,24 +198,27 @@ pub struct LogSink {
 
 impl LogSink {
     /// Creates (truncates) `path` and writes the CSV header: for the
-    /// command that starts a run.
+    /// command that starts a run. Only a regular file is truncated, and not
+    /// through a symbolic link (`safefs`).
     pub fn create(path: &Path, t0: Instant) -> Result<LogSink, AgentError> {
         let format = LogFormat::for_path(path);
         let mut header = String::new();
         if format == LogFormat::Csv {
             header = COLUMNS.join(",") + "\n";
         }
-        std::fs::write(path, header).map_err(AgentError::io(format!("cannot create log {}", path.display())))?;
+        let what = || format!("cannot create log {}", path.display());
+        let mut f = safefs::open_write(path, safefs::Open::Truncate, 0o644).map_err(AgentError::io(what()))?;
+        std::io::Write::write_all(&mut f, header.as_bytes()).map_err(AgentError::io(what()))?;
         Self::open(path, t0)
     }
 
     /// Opens `path` for appending (the shim, in every process of the run),
     /// writing the header if the file is empty.
     pub fn open(path: &Path, t0: Instant) -> Result<LogSink, AgentError> {
-        let cpath = CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| AgentError::Usage(format!("log path {} contains a NUL byte", path.display())))?;
-        let sink =
-            LogSink { path: path.to_path_buf(), cpath, format: LogFormat::for_path(path), t0, fd: Mutex::new(None) };
+        if path.as_os_str().as_bytes().contains(&0) {
+            return Err(AgentError::Usage(format!("log path {} contains a NUL byte", path.display())));
+        }
+        let sink = LogSink { path: path.to_path_buf(), format: LogFormat::for_path(path), t0, fd: Mutex::new(None) };
         let fd = sink.reopen().map_err(AgentError::io(format!("cannot open log {}", path.display())))?;
         // SAFETY: an all-zero stat is valid; `fd` is open.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -240,14 +243,10 @@ impl LogSink {
         self.t0
     }
 
+    /// Opens the file for appending (created if missing): a regular file,
+    /// not through a symbolic link, never blocking on a FIFO (`safefs`).
     fn reopen(&self) -> std::io::Result<(c_int, (u64, u64))> {
-        // SAFETY: `cpath` is a valid NUL-terminated path.
-        let fd = unsafe {
-            libc::open(self.cpath.as_ptr(), libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT | libc::O_CLOEXEC, 0o644)
-        };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
+        let fd = safefs::open_write(&self.path, safefs::Open::Append, 0o644)?.into_raw_fd();
         // Move it out of the low numbers programs pick for themselves.
         // SAFETY: `fd` is open; F_DUPFD_CLOEXEC takes a minimum number.
         let high = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 500) };
@@ -475,6 +474,34 @@ mod tests {
         // SAFETY: closes the test's dup.
         unsafe { libc::close(fd) };
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_log_is_never_created_through_a_link_or_into_a_fifo() {
+        let dir = std::env::temp_dir().join(format!("rtac-log-links-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("precious");
+        std::fs::write(&target, b"keep").unwrap();
+        let link = dir.join("l.csv");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = LogSink::create(&link, Instant::ZERO).err().expect("a link is refused");
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert!(LogSink::open(&link, Instant::ZERO).is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        let fifo = CStringPath(dir.join("f.csv"));
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.c().as_ptr(), 0o644) }, 0);
+        // Without a reader open(2) would block here; it returns at once.
+        assert!(LogSink::create(&fifo.0, Instant::ZERO).is_err());
+        assert!(LogSink::open(&fifo.0, Instant::ZERO).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    struct CStringPath(PathBuf);
+    impl CStringPath {
+        fn c(&self) -> std::ffi::CString {
+            std::ffi::CString::new(self.0.as_os_str().as_bytes()).unwrap()
+        }
     }
 
     #[test]

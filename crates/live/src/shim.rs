@@ -154,8 +154,16 @@ fn try_lock(slot: &Slot) -> Option<MutexGuard<'_, Option<Attached>>> {
 /// turns the shim on. Without RTAC_CONTROLLER the shim stays off: every
 /// hook only calls the real function. A bad configuration is reported
 /// once and leaves the shim off. Idempotent.
+///
+/// In secure-execution mode (a set-user-ID, set-group-ID or file-capability
+/// program, `config::secure_execution`) the shim stays off without reading
+/// the environment: no controller, no log, no summary, no message.
 pub fn init_from_env() {
     if STATE.load(Ordering::Acquire) != UNINIT {
+        return;
+    }
+    if crate::config::secure_execution() {
+        STATE.store(INACTIVE, Ordering::Release);
         return;
     }
     let cfg = match AgentConfig::from_env() {
@@ -185,7 +193,7 @@ pub fn init(cfg: AgentConfig) {
                 None
             }
         });
-        let summary = std::env::var_os(crate::config::ENV_SUMMARY).filter(|s| !s.is_empty()).map(Into::into);
+        let summary = crate::config::summary_from_env();
         Agent { cfg, log, summary }
     });
     let _ = agent;
@@ -215,12 +223,14 @@ fn message(text: &str) {
 }
 
 /// Appends `pid<TAB>fd<TAB>peer` to the run's summary file (best effort:
-/// the summary is a report, not control).
+/// the summary is a report, not control). The file must exist already, as
+/// a regular file: `rtac run` created it; a link, a FIFO or a missing file
+/// is left alone.
 fn note_controlled(path: &std::path::Path, fd: c_int, peer: Option<std::net::SocketAddr>) {
     use std::io::Write;
     let peer = peer.map(|p| p.to_string()).unwrap_or_default();
     let line = format!("{}\t{fd}\t{peer}\n", std::process::id());
-    if let Ok(mut f) = std::fs::OpenOptions::new().append(true).create(true).open(path) {
+    if let Ok(mut f) = crate::safefs::open_write(path, crate::safefs::Open::AppendExisting, 0) {
         let _ = f.write_all(line.as_bytes());
     }
 }

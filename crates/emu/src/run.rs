@@ -9,9 +9,10 @@ use crate::sys;
 use crate::testbed::{self, RunAs, Side, Testbed, CLIENT_ADDR, SERVER_ADDR};
 use crate::EmuError;
 use rtac_core::Instant;
+use rtac_live::safefs::{self, FsIdentity, Open};
 use serde_json::json;
-use std::io::BufRead;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufRead, Write};
 use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -35,12 +36,9 @@ pub fn emu_main(args: EmuArgs) -> Result<i32, EmuError> {
     }
     let cfg = args.config()?;
     check_privileges()?;
-    if let Some(dir) = &cfg.log {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| EmuError::Io(format!("--log {}: cannot create the directory: {e}", dir.display())))?;
-    }
+    let outputs = open_outputs(&cfg)?;
     sys::install_signal_handlers();
-    let result = run(&cfg);
+    let result = run(&cfg, outputs);
     sys::restore_signal_handlers();
     result
 }
@@ -63,17 +61,71 @@ pub fn check_privileges() -> Result<(), EmuError> {
     )))
 }
 
+/// The files of `--log DIR` and `--stats FILE`, opened before anything
+/// runs so that a bad path fails at once.
+#[derive(Default)]
+struct Outputs {
+    down: Option<File>,
+    up: Option<File>,
+    server: Option<File>,
+    stats: Option<File>,
+}
+
+/// Opens `--log DIR`'s files and `--stats FILE`. Under `sudo` they are
+/// created with the invoking user's identity (`safefs::FsIdentity`): the
+/// kernel checks that user's permissions, and what is created is that
+/// user's from the start, so nothing is chowned and a directory that user
+/// cannot write (`--log /etc`) is refused. Missing directories of DIR are
+/// created; DIR itself and the files are not opened through a symbolic
+/// link, and a FIFO, device or hard link in their place is refused
+/// (`rtac_live::safefs`).
+fn open_outputs(cfg: &Config) -> Result<Outputs, EmuError> {
+    let mut out = Outputs::default();
+    if cfg.log.is_none() && cfg.stats.is_none() {
+        return Ok(out);
+    }
+    let user = RunAs::invoking_user();
+    let _as_user = match &user {
+        Some(u) => Some(
+            FsIdentity::assume(u.uid, u.gid, &u.groups)
+                .map_err(|e| EmuError::Io(format!("cannot take the file identity of uid {}: {e}", u.uid)))?,
+        ),
+        None => None,
+    };
+    let whose = match &user {
+        Some(u) => format!(" (as uid {}, the user who ran sudo)", u.uid),
+        None => String::new(),
+    };
+    if let Some(dir) = &cfg.log {
+        let fail = |what: String, e: std::io::Error| EmuError::Io(format!("--log {}: {what}: {e}{whose}", dir.display()));
+        std::fs::create_dir_all(dir).map_err(|e| fail("cannot create the directory".into(), e))?;
+        let d = safefs::open_dir(dir).map_err(|e| fail("cannot open the directory".into(), e))?;
+        let open = |name: &str| {
+            safefs::open_write_at(&d, name, Open::Truncate, 0o644).map_err(|e| fail(format!("cannot create {name}"), e))
+        };
+        out.down = Some(open("down.log")?);
+        out.up = Some(open("up.log")?);
+        if cfg.server.is_some() {
+            out.server = Some(open("server.log")?);
+        }
+    }
+    if let Some(p) = &cfg.stats {
+        out.stats = Some(
+            safefs::open_write(p, Open::Truncate, 0o644)
+                .map_err(|e| EmuError::Io(format!("--stats {}: cannot create it: {e}{whose}", p.display())))?,
+        );
+    }
+    Ok(out)
+}
+
 struct Threads {
     stop: Arc<AtomicBool>,
     handles: Vec<JoinHandle<(Engine, Option<std::io::Error>)>>,
     origin: Instant,
 }
 
-fn log_writer(cfg: &Config, name: &str, spec: &DirectionSpec, origin: Instant) -> Result<Option<LogWriter>, EmuError> {
-    let Some(dir) = &cfg.log else { return Ok(None) };
-    let path = dir.join(format!("{name}.log"));
-    let file = std::fs::File::create(&path)
-        .map_err(|e| EmuError::Io(format!("--log: cannot create {}: {e}", path.display())))?;
+fn log_writer(cfg: &Config, name: &str, spec: &DirectionSpec, file: Option<File>, origin: Instant) -> Option<LogWriter> {
+    let file = file?;
     let mut w = LogWriter::new(Box::new(file), origin);
     let (from, to) = if name == "down" { ("server", "client") } else { ("client", "server") };
     w.comment("rtac-emu link log v1");
@@ -88,15 +140,18 @@ fn log_writer(cfg: &Config, name: &str, spec: &DirectionSpec, origin: Instant) -
     w.comment("times: ms since the base timestamp; sizes: IP bytes");
     w.comment("events: T + SIZE FLOW | T - SIZE DELAY_MS FLOW | T d SIZE FLOW CAUSE | T # BYTES");
     w.comment("TCP packets add: SEQ LEN ACK [SACK_LEFT-SACK_RIGHT]... (ACK - without the ACK flag)");
-    Ok(Some(w))
+    Some(w)
 }
 
-fn start_threads(cfg: &Config, down_io: DirIo, up_io: DirIo) -> Result<Threads, EmuError> {
+fn start_threads(cfg: &Config, down_io: DirIo, up_io: DirIo, logs: [Option<File>; 2]) -> Result<Threads, EmuError> {
     let origin = sys::now();
     let stop = Arc::new(AtomicBool::new(false));
     let mut engines = Vec::new();
-    for (name, spec, io, salt) in [("down", &cfg.down, down_io, 0u64), ("up", &cfg.up, up_io, 1)] {
-        let log = log_writer(cfg, name, spec, origin)?;
+    let [down_log, up_log] = logs;
+    for (name, spec, io, salt, file) in
+        [("down", &cfg.down, down_io, 0u64, down_log), ("up", &cfg.up, up_io, 1, up_log)]
+    {
+        let log = log_writer(cfg, name, spec, file, origin);
         engines.push((name, Engine::new(spec, origin, cfg.seed.wrapping_mul(2).wrapping_add(salt), log), io));
     }
     let rt = cfg.rt_priority;
@@ -205,55 +260,33 @@ fn stop_group(child: &mut Child, natural: StdDuration) {
     let _ = child.wait();
 }
 
-fn run(cfg: &Config) -> Result<i32, EmuError> {
+fn run(cfg: &Config, outputs: Outputs) -> Result<i32, EmuError> {
     let mut tb = Testbed::create(cfg.forward, &cfg.sysctls)?;
     if let Some(sig) = sys::take_signal() {
         tb.destroy();
         return Ok(128 + sig);
     }
     let (down_io, up_io) = tb.ports()?;
-    let threads = start_threads(cfg, down_io, up_io)?;
-    let outcome = run_commands(cfg, &tb);
+    let Outputs { down, up, server, stats } = outputs;
+    let threads = start_threads(cfg, down_io, up_io, [down, up])?;
+    let outcome = run_commands(cfg, &tb, server);
     // Whatever happened, nothing may outlive the emulator.
     tb.kill_processes();
     let finished = stop_threads(threads);
     tb.destroy();
     let code = outcome?;
     let finished = finished?;
-    report(cfg, &finished)?;
-    give_to_invoking_user(cfg);
+    report(cfg, &finished, stats)?;
     Ok(code)
 }
 
-/// Hands the log directory, its logs and the stats file to the user who ran
-/// `sudo`, so that they need no root to read or remove them.
-fn give_to_invoking_user(cfg: &Config) {
-    let Some(user) = RunAs::invoking_user() else { return };
-    let chown = |p: &Path| {
-        let _ = std::os::unix::fs::chown(p, Some(user.uid), Some(user.gid));
-    };
-    if let Some(dir) = &cfg.log {
-        chown(dir);
-        for f in ["down.log", "up.log"] {
-            chown(&dir.join(f));
-        }
-    }
-    if let Some(p) = &cfg.stats {
-        chown(p);
-    }
-}
-
 /// Where the server command's stdout and stderr go, so that stdout carries
-/// the client command's output alone: `DIR/server.log` with `--log DIR`,
-/// otherwise stderr, each line prefixed with `rtac emu: server: `.
-fn server_output(cfg: &Config) -> Result<(Stdio, Stdio), EmuError> {
-    if let Some(dir) = &cfg.log {
-        let path = dir.join("server.log");
-        let fail = |e: std::io::Error| EmuError::Io(format!("--log: cannot create {}: {e}", path.display()));
-        let file = std::fs::File::create(&path).map_err(fail)?;
-        if let Some(u) = RunAs::invoking_user() {
-            let _ = std::os::unix::fs::chown(&path, Some(u.uid), Some(u.gid));
-        }
+/// the client command's output alone: `DIR/server.log` (opened by
+/// `open_outputs`) with `--log DIR`, otherwise stderr, each line prefixed
+/// with `rtac emu: server: `.
+fn server_output(file: Option<File>) -> Result<(Stdio, Stdio), EmuError> {
+    if let Some(file) = file {
+        let fail = |e: std::io::Error| EmuError::Io(format!("--log: server.log: {e}"));
         return Ok((file.try_clone().map_err(fail)?.into(), file.into()));
     }
     let fail = |e: std::io::Error| EmuError::Io(format!("cannot make a pipe for the server's output: {e}"));
@@ -277,7 +310,7 @@ fn server_output(cfg: &Config) -> Result<(Stdio, Stdio), EmuError> {
     Ok((out.into(), writer.into()))
 }
 
-fn run_commands(cfg: &Config, tb: &Testbed) -> Result<i32, EmuError> {
+fn run_commands(cfg: &Config, tb: &Testbed, server_log: Option<File>) -> Result<i32, EmuError> {
     let user = RunAs::invoking_user();
     let env = [
         ("RTAC_SERVER", SERVER_ADDR.to_string()),
@@ -288,7 +321,7 @@ fn run_commands(cfg: &Config, tb: &Testbed) -> Result<i32, EmuError> {
     if let Some(s) = &cfg.server {
         let argv = vec!["/bin/sh".to_string(), "-c".to_string(), s.clone()];
         let mut child = tb
-            .spawn(Side::Server, &argv, user.as_ref(), &env, true, Some(server_output(cfg)?))
+            .spawn(Side::Server, &argv, user.as_ref(), &env, true, Some(server_output(server_log)?))
             .map_err(|e| EmuError::Io(format!("--server {s:?}: cannot start: {e}")))?;
         let deadline = std::time::Instant::now() + StdDuration::from_nanos(cfg.server_wait.as_nanos());
         loop {
@@ -403,7 +436,7 @@ fn kept_up(s: &DirStats) -> bool {
     s.lateness_ns.quantile(0.99) <= 1_000_000 && s.rx_dropped == 0
 }
 
-fn report(cfg: &Config, f: &Finished) -> Result<(), EmuError> {
+fn report(cfg: &Config, f: &Finished, stats: Option<File>) -> Result<(), EmuError> {
     let secs = f.duration.as_secs_f64().max(1e-9);
     for (name, s) in [("down", &f.down), ("up", &f.up)] {
         if !kept_up(s) {
@@ -416,14 +449,15 @@ fn report(cfg: &Config, f: &Finished) -> Result<(), EmuError> {
             );
         }
     }
-    if let Some(path) = &cfg.stats {
+    if let (Some(path), Some(mut file)) = (&cfg.stats, stats) {
         let doc = json!({
             "forward": cfg.forward.to_string(),
             "duration_s": secs,
             "down": dir_json(&f.down, &cfg.down, secs),
             "up": dir_json(&f.up, &cfg.up, secs),
         });
-        write_file(path, &(serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"))?;
+        let text = serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n";
+        file.write_all(text.as_bytes()).map_err(|e| EmuError::Io(format!("cannot write {}: {e}", path.display())))?;
     }
     if cfg.summary {
         for (name, s) in [("down", &f.down), ("up", &f.up)] {
@@ -454,10 +488,6 @@ fn report(cfg: &Config, f: &Finished) -> Result<(), EmuError> {
         }
     }
     Ok(())
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), EmuError> {
-    std::fs::write(path, text).map_err(|e| EmuError::Io(format!("cannot write {}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -1,19 +1,27 @@
 //! `rtac daemon [--cgroup PATH] --controller NAME`: controls every TCP
 //! receive socket of a cgroup (default: the root, the whole machine) until
 //! stopped, including the sockets already open when it starts; `rtac
-//! daemon --status` lists what running daemons control.
+//! daemon --status` lists what running daemons control. One daemon per
+//! cgroup: a second is refused, naming the first (its lock, in
+//! `rtac_live::bpf::instance`). Status files are root's (0600, in a 0700
+//! directory), replaced atomically, never through a symbolic link.
 
 use crate::supervise::{BpfSession, Scope};
 use clap::Args;
 use rtac_live::bpf::engine::Engine;
+use rtac_live::bpf::instance;
 use rtac_live::config::AgentConfig;
 use rtac_live::error::AgentError;
 use rtac_live::log::LogSink;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Where running daemons write their status, one file per process.
-pub const STATUS_DIR: &str = "/run/rtac";
+/// Where running daemons write their status, one file per instance
+/// (`daemon-cg<cgroup inode>.status`).
+pub const STATUS_DIR: &str = instance::RUN_DIR;
+
+/// The most connections the status table lists (the counts cover all).
+pub const STATUS_ROWS: usize = 10_000;
 
 /// Arguments of `rtac daemon`.
 #[derive(Args, Debug, Clone)]
@@ -45,15 +53,24 @@ pub struct DaemonArgs {
     /// List the connections running daemons control, then exit.
     #[arg(long)]
     pub status: bool,
+
+    /// The most sockets tracked at once (default: from fs.file-max, at
+    /// most 1048576); beyond it a socket keeps the kernel's own window,
+    /// and the count of such sockets is shown by --status.
+    #[arg(long, value_name = "N")]
+    pub max_sockets: Option<u32>,
 }
 
-fn status_path(pid: u32) -> PathBuf {
-    Path::new(STATUS_DIR).join(format!("daemon-{pid}.status"))
-}
-
-/// The status table: one line per controlled connection.
-pub fn status_table(engine: &Engine, cgroup: &Path) -> String {
-    let mut s = format!("rtac daemon pid {} on cgroup {}\n", std::process::id(), cgroup.display());
+/// The status table: what could not be tracked, then one line per
+/// controlled connection (the first [`STATUS_ROWS`]).
+pub fn status_table(engine: &Engine, cgroup: &Path, capacity: u32) -> String {
+    let mut s = format!(
+        "rtac daemon pid {} on cgroup {}: {} connection(s) tracked, at most {capacity}\n",
+        std::process::id(),
+        cgroup.display(),
+        engine.len()
+    );
+    let _ = writeln!(s, "{}", engine.counters);
     let _ = writeln!(
         s,
         "{:>5} {:<40} {:>8} {:>8} {:>10} {:>10} {:>12} {}",
@@ -61,7 +78,7 @@ pub fn status_table(engine: &Engine, cgroup: &Path) -> String {
     );
     let ms = |d: Option<rtac_core::time::Duration>| d.map_or("-".into(), |d| format!("{:.1}", d.as_millis_f64()));
     let kb = |b: Option<u64>| b.map_or("-".into(), |b| format!("{:.1}", b as f64 / 1024.0));
-    for (_, f) in engine.flows() {
+    for (_, f) in engine.flows().take(STATUS_ROWS) {
         let last = f.last.as_ref();
         let _ = writeln!(
             s,
@@ -76,24 +93,42 @@ pub fn status_table(engine: &Engine, cgroup: &Path) -> String {
             if f.adopted { "yes" } else { "no" }
         );
     }
+    if engine.len() > STATUS_ROWS {
+        let _ = writeln!(s, "({} more not listed)", engine.len() - STATUS_ROWS);
+    }
     s
 }
 
-/// Prints the status of every running daemon; removes files of dead ones.
+/// Prints the status of every running daemon; removes files of dead ones
+/// (whose lock nobody holds).
 fn print_status() -> Result<i32, AgentError> {
+    // SAFETY: no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(AgentError::Usage(format!(
+            "rtac daemon --status needs root: the daemons' status files in {STATUS_DIR} are root's"
+        )));
+    }
     let mut found = 0;
-    if let Ok(dir) = std::fs::read_dir(STATUS_DIR) {
-        for e in dir.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let Some(pid) = name.strip_prefix("daemon-").and_then(|n| n.strip_suffix(".status")) else { continue };
-            if !Path::new("/proc").join(pid).exists() {
-                let _ = std::fs::remove_file(e.path());
+    for file in instance::list_private() {
+        let Some(name) = file.strip_suffix(".status").filter(|n| n.starts_with("daemon-")) else { continue };
+        match instance::alive(name) {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                instance::remove_private(&file);
                 continue;
             }
-            if let Ok(text) = std::fs::read_to_string(e.path()) {
+            Err(e) => {
+                eprintln!("rtac: {e}");
+                continue;
+            }
+        }
+        match instance::read_private(&file) {
+            Ok(Some(text)) => {
                 print!("{text}");
                 found += 1;
             }
+            Ok(None) => {}
+            Err(e) => eprintln!("rtac: {e}"),
         }
     }
     if found == 0 {
@@ -121,22 +156,30 @@ pub fn daemon_main(args: DaemonArgs) -> Result<i32, AgentError> {
     if !cgroup.join("cgroup.procs").exists() {
         return Err(AgentError::Usage(format!("--cgroup {}: not a cgroup v2 directory", cgroup.display())));
     }
-    let mut session = BpfSession::start(&cfg, Scope::Existing(cgroup.clone()), args.uplink)?;
+    let capacity = args.max_sockets.unwrap_or_else(rtac_live::bpf::capacity);
+    if capacity == 0 {
+        return Err(AgentError::Usage("--max-sockets: at least 1".into()));
+    }
+    let mut session = BpfSession::start_with(&cfg, Scope::Existing(cgroup.clone()), args.uplink, capacity)?;
     eprintln!(
-        "rtac: daemon controlling TCP receive sockets of cgroup {} with {name}; stop with Ctrl-C or SIGTERM",
+        "rtac: daemon controlling TCP receive sockets of cgroup {} with {name} (at most {capacity} at once); stop \
+         with Ctrl-C or SIGTERM",
         cgroup.display()
     );
-    let _ = std::fs::create_dir_all(STATUS_DIR);
-    let status = status_path(std::process::id());
+    let status = format!("{}.status", session.name());
     let mut last_write = 0u64;
+    let mut said = false;
     let result = session.run_until(None, &mut |engine| {
         let now = rtac_live::sys::now().as_nanos();
         if now - last_write >= 1_000_000_000 {
             last_write = now;
-            let _ = std::fs::write(&status, status_table(engine, &cgroup));
+            if let Err(e) = instance::write_private(&status, &status_table(engine, &cgroup, capacity)) {
+                if !std::mem::replace(&mut said, true) {
+                    eprintln!("rtac: warning: no status for --status: {e}");
+                }
+            }
         }
     });
-    let _ = std::fs::remove_file(&status);
     eprintln!("rtac: {}", session.summary());
     session.stop();
     result

@@ -4,7 +4,8 @@
 
 use rtac_core::controller::Controller;
 use rtac_live::bpf::engine::Engine;
-use rtac_live::bpf::{self, Bpf, BpfError};
+use rtac_live::bpf::instance::{self, Acquired, Lock};
+use rtac_live::bpf::{self, Bpf, BpfError, Counters};
 use rtac_live::config::AgentConfig;
 use rtac_live::error::AgentError;
 use rtac_live::log::LogSink;
@@ -145,24 +146,85 @@ fn remove_cgroup(cg: &Path, to: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Removes cgroups of `rtac run` instances that are gone; one message each.
-fn remove_leftover_cgroups(root: &Path) -> Vec<String> {
-    let Ok(dir) = std::fs::read_dir(run_cgroups(root)) else { return Vec::new() };
+fn state_err(e: instance::InstanceError) -> AgentError {
+    AgentError::Usage(format!("rtac's state directory: {e}"))
+}
+
+/// Removes what instances that are gone (killed, crashed) left: pinned
+/// programs, `rtac run`'s cgroups, status files; one message each. An
+/// instance is gone when nobody holds its lock (`instance`), whatever PID
+/// namespace it ran in; `own` (this instance's name) is skipped.
+fn remove_leftovers(root: &Path, own: &str) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    names.extend(bpf::pinned_names());
+    if let Ok(dir) = std::fs::read_dir(run_cgroups(root)) {
+        names.extend(dir.flatten().filter(|e| e.path().is_dir()).map(|e| e.file_name().to_string_lossy().into_owned()));
+    }
+    names.extend(instance::list_private().iter().filter_map(|f| f.strip_suffix(".status").map(str::to_string)));
     let mut said = Vec::new();
-    for e in dir.flatten().filter(|e| e.path().is_dir()) {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name.strip_prefix("run-").and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
+    for name in names.into_iter().filter(|n| n != own && !n.starts_with('.')) {
+        let (lock, owner) = match Lock::try_acquire(&name) {
+            Ok(Acquired::Taken(lock, owner)) => (lock, owner),
+            Ok(Acquired::Held(_)) => continue,
+            Err(e) => {
+                said.push(format!("leftovers of {name} left alone: {e}"));
+                continue;
+            }
+        };
+        let who = owner.map_or_else(|| "pid unknown".to_string(), |o| format!("pid {}", o.pid));
+        match bpf::remove_pin(&name) {
+            Ok(true) => said.push(format!(
+                "removed the BPF program left attached by rtac ({who}, {name}, no longer running): {}/{name}",
+                bpf::PIN_DIR
+            )),
+            Ok(false) => {}
+            Err(e) => said.push(format!("removed a stale pin of rtac {name} ({who}): {e}")),
         }
-        match remove_cgroup(&e.path(), root) {
-            Ok(()) => said.push(format!("removed the cgroup left by rtac run (pid {pid}): {}", e.path().display())),
-            Err(err) => {
-                said.push(format!("could not remove the cgroup {} left by rtac run: {err}", e.path().display()))
+        let cg = run_cgroups(root).join(&name);
+        if name.starts_with("run-") && cg.is_dir() {
+            match remove_cgroup(&cg, root) {
+                Ok(()) => said.push(format!("removed the cgroup left by rtac run ({who}): {}", cg.display())),
+                Err(err) => said.push(format!("could not remove the cgroup {} left by rtac run: {err}", cg.display())),
             }
         }
+        instance::remove_private(&format!("{name}.status"));
+        drop(lock);
     }
     said
+}
+
+/// This instance's name and lock: `daemon-cg<inode>` for a daemon (one per
+/// cgroup: a second is refused, naming the first), `run-<pid>` for `rtac
+/// run` (with a suffix if a process of another PID namespace has the same
+/// pid).
+fn claim_instance(scope: &Scope) -> Result<(String, Lock), AgentError> {
+    match scope {
+        Scope::Existing(cg) => {
+            use std::os::unix::fs::MetadataExt;
+            let ino = std::fs::metadata(cg).map_err(AgentError::io(format!("cgroup {}", cg.display())))?.ino();
+            let name = format!("daemon-cg{ino}");
+            match Lock::claim(&name).map_err(state_err)? {
+                Acquired::Taken(lock, _) => Ok((name, lock)),
+                Acquired::Held(owner) => Err(AgentError::Usage(format!(
+                    "another rtac daemon already controls cgroup {} ({}; its lock: {}/{name}.lock): one daemon per \
+                     cgroup, as two would fight over the same sockets; stop it first",
+                    cg.display(),
+                    owner.map_or_else(|| "owner unknown".to_string(), |o| o.to_string()),
+                    instance::RUN_DIR
+                ))),
+            }
+        }
+        Scope::NewCgroup => {
+            let pid = std::process::id();
+            for k in 0..64 {
+                let name = if k == 0 { format!("run-{pid}") } else { format!("run-{pid}-{k}") };
+                if let Acquired::Taken(lock, _) = Lock::claim(&name).map_err(state_err)? {
+                    return Ok((name, lock));
+                }
+            }
+            Err(AgentError::Usage(format!("no free instance name run-{pid}-*: 64 are held")))
+        }
+    }
 }
 
 /// net.ipv4.tcp_rmem: its maximum, and the whole setting as text.
@@ -183,12 +245,123 @@ fn tcp_rmem() -> Option<(u64, String)> {
 /// segment (1448 bytes) lets it shrink.
 pub const RMEM_MAX_AT_SCALE_10: u64 = 65_535 << 10;
 
+const RMEM: &str = "/proc/sys/net/ipv4/tcp_rmem";
+
+/// The file under /run/rtac that records a raised tcp_rmem: the value
+/// before, the value set, and the instances that rely on it.
+const RMEM_STATE: &str = "tcp_rmem.state";
+
+/// What [`RMEM_STATE`] holds.
+#[derive(Debug, Default, PartialEq)]
+struct RmemState {
+    original: String,
+    set: String,
+    holders: Vec<String>,
+}
+
+impl RmemState {
+    fn parse(text: &str) -> Option<RmemState> {
+        let mut st = RmemState::default();
+        for l in text.lines() {
+            match l.split_once(' ') {
+                Some(("original", v)) => st.original = v.trim().to_string(),
+                Some(("set", v)) => st.set = v.trim().to_string(),
+                Some(("holder", v)) => st.holders.push(v.trim().to_string()),
+                _ => {}
+            }
+        }
+        (!st.original.is_empty() && !st.set.is_empty()).then_some(st)
+    }
+
+    fn text(&self) -> String {
+        let mut s = format!("original {}\nset {}\n", self.original, self.set);
+        for h in &self.holders {
+            s.push_str(&format!("holder {h}\n"));
+        }
+        s
+    }
+
+    /// Saves it, or removes the file once no instance relies on it.
+    fn save(&self) -> Result<(), instance::InstanceError> {
+        if self.holders.is_empty() {
+            instance::remove_private(RMEM_STATE);
+            Ok(())
+        } else {
+            instance::write_private(RMEM_STATE, &self.text())
+        }
+    }
+}
+
+/// Puts back the recorded tcp_rmem if it is still the value rtac set.
+fn put_back(st: &RmemState, why: &str) {
+    let now = tcp_rmem().map(|(_, t)| t).unwrap_or_default();
+    if !now.split_whitespace().eq(st.set.split_whitespace()) {
+        eprintln!(
+            "rtac: net.ipv4.tcp_rmem is \"{now}\", not the \"{}\" rtac set ({why}): left as it is, not put back to \"{}\"",
+            st.set, st.original
+        );
+        return;
+    }
+    match std::fs::write(RMEM, &st.original) {
+        Ok(()) => eprintln!("rtac: restored net.ipv4.tcp_rmem to \"{}\" ({why})", st.original),
+        Err(e) => eprintln!("rtac: warning: could not restore net.ipv4.tcp_rmem to \"{}\" ({why}): {e}", st.original),
+    }
+}
+
+/// At a start: a tcp_rmem raised by instances that are all gone without
+/// restoring it (killed) is restored, and said so.
+fn recover_buffer_limit() {
+    let Ok(_guard) = Lock::wait("tcp_rmem") else { return };
+    let Ok(Some(text)) = instance::read_private(RMEM_STATE) else { return };
+    let Some(mut st) = RmemState::parse(&text) else {
+        instance::remove_private(RMEM_STATE);
+        return;
+    };
+    let gone: Vec<String> = st.holders.iter().filter(|h| !matches!(instance::alive(h), Ok(Some(_)))).cloned().collect();
+    st.holders.retain(|h| !gone.contains(h));
+    if st.holders.is_empty() {
+        put_back(&st, &format!("raised by rtac {} that did not exit cleanly", gone.join(", ")));
+    }
+    if let Err(e) = st.save() {
+        eprintln!("rtac: warning: {e}");
+    }
+}
+
+/// At a stop: this instance no longer relies on a raised tcp_rmem; the
+/// last one to go restores it.
+fn release_buffer_limit(own: &str) {
+    let Ok(_guard) = Lock::wait("tcp_rmem") else { return };
+    let Ok(Some(text)) = instance::read_private(RMEM_STATE) else { return };
+    let Some(mut st) = RmemState::parse(&text) else { return };
+    st.holders.retain(|h| h != own);
+    if st.holders.is_empty() {
+        put_back(&st, "at exit");
+    }
+    if let Err(e) = st.save() {
+        eprintln!("rtac: warning: {e}");
+    }
+}
+
 /// Raises net.ipv4.tcp_rmem[2] when the controller may ask for a window
 /// the receive buffer could not hold, up to [`RMEM_MAX_AT_SCALE_10`]; says
-/// so, and what remains capped, and returns the old value to restore.
-fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
+/// so, with the old and new values, and what remains capped. The value
+/// before is recorded first ([`RMEM_STATE`], under a lock shared by all
+/// instances), so that the last instance to stop, or the next start after
+/// a crash, restores it. Returns whether this instance relies on it.
+fn raise_buffer_limit(cfg: &AgentConfig, own: &str) -> bool {
+    let Ok(_guard) = Lock::wait("tcp_rmem") else { return false };
+    let recorded = instance::read_private(RMEM_STATE).ok().flatten().and_then(|t| RmemState::parse(&t));
+    raise_locked(cfg, own, recorded).is_some()
+}
+
+fn raise_locked(cfg: &AgentConfig, own: &str, recorded: Option<RmemState>) -> Option<()> {
     let want = cfg.controller(rtac_core::DEFAULT_MSS).ok()?.max_window()?;
     let (max, old) = tcp_rmem()?;
+    // Another running instance raised it: the value before is its record's.
+    let original_max = recorded
+        .as_ref()
+        .and_then(|r| r.original.split_whitespace().nth(2).and_then(|m| m.parse::<u64>().ok()))
+        .unwrap_or(max);
     // The largest window auto-tuning opens: the usual payload share of a
     // buffer (half: tcp_adv_win_scale = 1).
     let limit = max / 2;
@@ -198,9 +371,6 @@ fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
              which an open window does not come down when ACKs cover fewer bytes than its unit: lower windows \
              the controller asks for may not take effect (a maximum of at most {RMEM_MAX_AT_SCALE_10} avoids it)"
         );
-    }
-    if want <= limit {
-        return None;
     }
     let target = (2 * want).min(RMEM_MAX_AT_SCALE_10);
     let capped = if target < 2 * want {
@@ -212,20 +382,44 @@ fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
     } else {
         format!(" up to the {want} bytes the controller may ask for")
     };
-    if target <= max {
-        eprintln!("rtac: note: receive buffers stop at about {limit} bytes (net.ipv4.tcp_rmem = \"{old}\"), which holds windows{capped}");
+    let note = || {
+        if want > limit {
+            eprintln!("rtac: note: receive buffers stop at about {limit} bytes (net.ipv4.tcp_rmem = \"{old}\"), which holds windows{capped}");
+        }
+    };
+    if target <= original_max {
+        // The machine's own setting holds the windows: nothing to change.
+        note();
         return None;
+    }
+    let mut st = recorded.unwrap_or_else(|| RmemState { original: old.clone(), set: old.clone(), holders: vec![] });
+    st.holders.push(own.to_string());
+    if target <= max {
+        // Raised enough by another running instance: relied on too.
+        note();
+        return st.save().ok();
     }
     let mut f = old.split_whitespace().map(str::to_string).collect::<Vec<_>>();
     f[2] = target.to_string();
     let new = f.join(" ");
-    match std::fs::write("/proc/sys/net/ipv4/tcp_rmem", &new) {
+    st.set = new.clone();
+    // Recorded before it is changed: a crash between the two leaves a
+    // record that the next start finds matching nothing, and leaves alone.
+    if let Err(e) = st.save() {
+        eprintln!(
+            "rtac: warning: net.ipv4.tcp_rmem left at \"{old}\" (windows above about {limit} bytes are capped): {e}"
+        );
+        return None;
+    }
+    match std::fs::write(RMEM, &new) {
         Ok(()) => {
             eprintln!(
                 "rtac: raised net.ipv4.tcp_rmem from \"{old}\" to \"{new}\" so that sockets can open windows{capped}; \
-                 restored at exit"
+                 this setting is the whole network namespace's, not only the controlled cgroup's; restored at exit \
+                 (recorded in {}/{RMEM_STATE}: the next start restores it after a crash)",
+                instance::RUN_DIR
             );
-            Some(old)
+            Some(())
         }
         Err(e) => {
             eprintln!(
@@ -233,6 +427,8 @@ fn raise_buffer_limit(cfg: &AgentConfig) -> Option<String> {
                  {limit} bytes (net.ipv4.tcp_rmem = \"{old}\") and raising it failed: {e}; windows above it are capped \
                  by the kernel"
             );
+            st.holders.retain(|h| h != own);
+            let _ = st.save();
             None
         }
     }
@@ -254,33 +450,57 @@ pub struct BpfSession {
     cgroup: PathBuf,
     own_cgroup: Option<PathBuf>,
     root: PathBuf,
-    rmem_restore: Option<String>,
+    /// Whether this instance relies on a raised tcp_rmem.
+    rmem_holder: bool,
+    /// This instance's name (its pin, its status file) and lock.
+    name: String,
+    lock: Option<Lock>,
+    /// The counters last warned about, and when (ns).
+    warned: (Counters, u64),
 }
 
+/// How often at most the session warns, on stderr, that sockets went
+/// untracked or samples were lost (the counters since the start).
+const WARN_EVERY_NS: u64 = 10_000_000_000;
+
 impl BpfSession {
-    /// Removes leftovers of killed instances (saying so), attaches the
-    /// program, installs the signal handlers.
+    /// Takes this instance's lock (a second daemon on one cgroup is
+    /// refused here), removes leftovers of killed instances and a tcp_rmem
+    /// they left raised (saying so), attaches the program, installs the
+    /// signal handlers. Tracks at most [`bpf::capacity`] sockets.
     pub fn start(cfg: &AgentConfig, scope: Scope, uplink: bool) -> Result<BpfSession, AgentError> {
+        BpfSession::start_with(cfg, scope, uplink, bpf::capacity())
+    }
+
+    /// [`BpfSession::start`], tracking at most `capacity` sockets at once.
+    pub fn start_with(cfg: &AgentConfig, scope: Scope, uplink: bool, capacity: u32) -> Result<BpfSession, AgentError> {
         bpf_available()?;
         let root = bpf::cgroup2_root()?;
-        for m in bpf::remove_leftovers().into_iter().chain(remove_leftover_cgroups(&root)) {
+        instance::run_dir().map_err(state_err)?;
+        let (name, lock) = claim_instance(&scope)?;
+        for m in remove_leftovers(&root, &name) {
             eprintln!("rtac: {m}");
         }
-        let (cgroup, own_cgroup, name) = match scope {
+        recover_buffer_limit();
+        let (cgroup, own_cgroup) = match scope {
             Scope::NewCgroup => {
-                let cg = run_cgroups(&root).join(format!("run-{}", std::process::id()));
+                let cg = run_cgroups(&root).join(&name);
+                // One of this name is a dead predecessor's: the name is ours.
+                if cg.is_dir() {
+                    let _ = remove_cgroup(&cg, &root);
+                }
                 std::fs::create_dir_all(&cg)
                     .map_err(AgentError::io(format!("cannot create cgroup {}", cg.display())))?;
-                (cg.clone(), Some(cg), "run")
+                (cg.clone(), Some(cg))
             }
-            Scope::Existing(cg) => (cg, None, "daemon"),
+            Scope::Existing(cg) => (cg, None),
         };
         // The controller's window before any measurement (init_rwnd for
         // the paper's RTAC, DRWA and Auto-tuning; the fixed window for
         // static; none in the self-tuning RTAC's start-up).
         let initial =
             Stepper::new(cfg.controller(rtac_core::DEFAULT_MSS)?).window().map_or(0, |w| w.min(u32::MAX as u64) as u32);
-        let mut bpf = match Bpf::attach(&cgroup, name, uplink, initial) {
+        let mut bpf = match Bpf::attach(&cgroup, &name, uplink, initial, capacity) {
             Ok(b) => b,
             Err(e) => {
                 if let Some(cg) = &own_cgroup {
@@ -299,10 +519,37 @@ impl BpfSession {
             Some(p) => Some(Arc::new(LogSink::open(p, cfg.t0)?)),
             None => None,
         };
-        let rmem_restore = raise_buffer_limit(cfg);
-        let engine = Engine::new(cfg.clone(), log);
+        let rmem_holder = raise_buffer_limit(cfg, &name);
+        let engine = Engine::new(cfg.clone(), log).with_capacity(capacity as usize);
         let engine = if uplink { engine.with_uplink() } else { engine };
-        Ok(BpfSession { bpf: Some(bpf), engine, cgroup, own_cgroup, root, rmem_restore })
+        Ok(BpfSession {
+            bpf: Some(bpf),
+            engine,
+            cgroup,
+            own_cgroup,
+            root,
+            rmem_holder,
+            name,
+            lock: Some(lock),
+            warned: (Counters::default(), 0),
+        })
+    }
+
+    /// This instance's name: its pin under [`bpf::PIN_DIR`], its lock and
+    /// status file under [`instance::RUN_DIR`].
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Says on stderr, at most every [`WARN_EVERY_NS`], that sockets went
+    /// untracked (given back to the kernel) or samples were lost.
+    fn warn_untracked(&mut self, now: u64) {
+        let c = self.engine.counters;
+        let (last, at) = self.warned;
+        if c.any() && c != last && now.saturating_sub(at) >= WARN_EVERY_NS {
+            eprintln!("rtac: warning: {c}");
+            self.warned = (c, now);
+        }
     }
 
     /// Starts `cmd` inside the session's own cgroup.
@@ -328,9 +575,9 @@ impl BpfSession {
     /// child, until a signal arrives (0). Signals are passed on to the child.
     /// `tick` runs after every poll (at least every `bpf::HEARTBEAT`).
     pub fn run_until(&mut self, child: Option<&Child>, tick: &mut dyn FnMut(&Engine)) -> Result<i32, AgentError> {
-        let bpf = self.bpf.as_mut().expect("running session");
         loop {
-            bpf.poll(&mut self.engine)?;
+            self.bpf.as_mut().expect("running session").poll(&mut self.engine)?;
+            self.warn_untracked(rtac_live::sys::now().as_nanos());
             tick(&self.engine);
             match (take_signal(), child) {
                 (Some(s), Some(c)) => c.signal(s),
@@ -356,12 +603,14 @@ impl BpfSession {
             ),
             None => String::new(),
         };
+        let c = self.engine.counters;
         format!(
-            "bpf mode controlled {} TCP connection(s) in cgroup {}{}{lag}; CPU {:.3} s",
+            "bpf mode controlled {} TCP connection(s) in cgroup {}{}{lag}; CPU {:.3} s{}",
             self.engine.seen,
             self.cgroup.display(),
             if adopted > 0 { format!(" ({adopted} of them open before the start)") } else { String::new() },
-            process_cpu_s()
+            process_cpu_s(),
+            if c.any() { format!("; {c}") } else { String::new() }
         )
     }
 
@@ -380,11 +629,12 @@ impl BpfSession {
                 eprintln!("rtac: teardown: cannot remove cgroup {}: {e}", cg.display());
             }
         }
-        if let Some(old) = self.rmem_restore.take() {
-            if std::fs::write("/proc/sys/net/ipv4/tcp_rmem", &old).is_ok() {
-                eprintln!("rtac: restored net.ipv4.tcp_rmem to \"{old}\"");
-            }
+        if self.rmem_holder {
+            release_buffer_limit(&self.name);
         }
+        instance::remove_private(&format!("{}.status", self.name));
+        // Last: until here, no other start takes this instance for dead.
+        drop(self.lock.take());
     }
 }
 

@@ -30,7 +30,12 @@
  * Safety: when user space has not written its heartbeat for `stale_ns`
  * (killed, stuck) or asked for release, each controlled socket gets its
  * kernel window back once (clamp = the larger of the clamp it had before
- * and its receive buffer) and is then left alone.
+ * and its receive buffer) and is then left alone. A socket whose sample
+ * stays unanswered for `stale_ns` while user space is alive (its answer
+ * could not be stored, its sample was lost, user space tracks as many
+ * sockets as it may) is given back to the kernel the same way, for good,
+ * and counted in `counters`: a socket that cannot be tracked gets Linux's
+ * own window (auto-tuning), never a window held small.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -48,13 +53,13 @@
 #endif
 
 static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_lookup_elem;
+static long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) =
+    (void *)BPF_FUNC_map_update_elem;
 static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_delete_elem;
 static __u64 (*bpf_ktime_get_ns)(void) = (void *)BPF_FUNC_ktime_get_ns;
 static __u64 (*bpf_get_socket_cookie)(void *ctx) = (void *)BPF_FUNC_get_socket_cookie;
 static long (*bpf_setsockopt)(void *sk, int level, int optname, void *optval, int optlen) =
     (void *)BPF_FUNC_setsockopt;
-static long (*bpf_getsockopt)(void *sk, int level, int optname, void *optval, int optlen) =
-    (void *)BPF_FUNC_getsockopt;
 static long (*bpf_sock_ops_cb_flags_set)(struct bpf_sock_ops *ops, int flags) =
     (void *)BPF_FUNC_sock_ops_cb_flags_set;
 static long (*bpf_ringbuf_output)(void *rb, void *data, __u64 size, __u64 flags) =
@@ -177,11 +182,13 @@ struct rtac_state {
 	__u32 applied;      /* 1 while a clamp of ours may be in force */
 	__u32 orig_cwnd_clamp;
 	__u32 cwnd_applied; /* 1 while a cwnd clamp of ours may be in force */
+	__u64 asked_ns;     /* when the oldest unanswered sample was sent */
 };
 
 #define SAMPLE_NEW 1
 #define SAMPLE_CLOSED 2
 #define SAMPLE_ADOPTED 4
+#define SAMPLE_GIVEN_UP 8 /* with SAMPLE_CLOSED: no answer came, the socket is the kernel's */
 
 struct rtac_sample {
 	__u64 cookie;
@@ -215,12 +222,42 @@ struct {
 	__type(value, struct rtac_ctl);
 } ctl SEC(".maps");
 
+/* Answers by socket cookie. Allocated per entry (no preallocation), so
+ * user space sizes it from the system's limits at load time
+ * (`set_max_entries`); an answer that cannot be stored leaves its socket
+ * unanswered, and the socket is given back to the kernel (above). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u64);
 	__type(value, struct rtac_clamp);
 } clamps SEC(".maps");
+
+/* Sockets whose end (close, or given back to the kernel) could not be sent
+ * through the ring buffer (full): user space drains it, so that its table
+ * and `clamps` lose no entry. Sized like `clamps`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u32);
+} ended SEC(".maps");
+
+/* What could not be done, per CPU (user space sums them; src/bpf/abi.rs
+ * names the indices). */
+#define COUNT_GIVEN_UP 0    /* sockets given back: sample unanswered for stale_ns */
+#define COUNT_LOST_SAMPLE 1 /* samples the full ring buffer refused */
+#define COUNT_NO_STORAGE 2  /* sockets without storage (memory): never controlled */
+#define COUNT_LOST_END 3    /* ends neither the ring nor `ended` could take */
+#define COUNTERS 4
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -284,7 +321,15 @@ static __u64 wake(struct rtac_state *st, __u64 now, __u32 flags)
 	return BPF_RB_NO_WAKEUP;
 }
 
-static void emit(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 flags)
+static void count(__u32 what)
+{
+	__u64 *n = bpf_map_lookup_elem(&counters, &what);
+	if (n)
+		*n += 1;
+}
+
+/* Sends a sample; whether the ring buffer took it. */
+static int emit(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 flags)
 {
 	struct rtac_sample s = {};
 	s.cookie = st->cookie;
@@ -314,7 +359,22 @@ static void emit(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 fl
 		else
 			__builtin_memcpy(s.daddr, &skc->skc_daddr, 4);
 	}
-	bpf_ringbuf_output(&samples, &s, sizeof(s), wake(st, now, flags));
+	if (bpf_ringbuf_output(&samples, &s, sizeof(s), wake(st, now, flags)) != 0) {
+		count(COUNT_LOST_SAMPLE);
+		return 0;
+	}
+	return 1;
+}
+
+/* The last sample of a socket (closed, or given back to the kernel); if the
+ * ring buffer is full, its cookie goes to `ended` for user space. */
+static void end(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 flags)
+{
+	st->seq++;
+	if (emit(tp, st, now, flags))
+		return;
+	if (bpf_map_update_elem(&ended, &st->cookie, &flags, BPF_ANY) != 0)
+		count(COUNT_LOST_END);
 }
 
 /* Starts controlling a socket: its storage (`sk`: what the calling program
@@ -322,7 +382,12 @@ static void emit(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 fl
 static void track(void *sk, struct tcp_sock *tp, __u64 cookie, __u32 flags)
 {
 	struct rtac_state *st = bpf_sk_storage_get(&state, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!st || st->cookie)
+	if (!st) {
+		/* No state, no clamp: the kernel's own window. */
+		count(COUNT_NO_STORAGE);
+		return;
+	}
+	if (st->cookie)
 		return;
 	__u32 zero = 0;
 	struct rtac_ctl *c = bpf_map_lookup_elem(&ctl, &zero);
@@ -331,6 +396,7 @@ static void track(void *sk, struct tcp_sock *tp, __u64 cookie, __u32 flags)
 	st->last_sample_ns = now;
 	st->interval_ns = DEFAULT_INTERVAL_NS;
 	st->seq = 1;
+	st->asked_ns = now;
 	/* Until user space has answered the first sample, the controller's
 	 * initial window. */
 	st->want = c ? c->initial_clamp : 0;
@@ -344,8 +410,7 @@ static void forget(void *sk, struct tcp_sock *tp)
 	struct rtac_state *st = bpf_sk_storage_get(&state, sk, 0, 0);
 	if (!st || !st->cookie)
 		return;
-	st->seq++;
-	emit(tp, st, bpf_ktime_get_ns(), SAMPLE_CLOSED);
+	end(tp, st, bpf_ktime_get_ns(), SAMPLE_CLOSED);
 	bpf_map_delete_elem(&clamps, &st->cookie);
 	st->cookie = 0;
 }
@@ -415,6 +480,10 @@ static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_s
 		st->answers = *written;
 		struct rtac_clamp *c = bpf_map_lookup_elem(&clamps, &st->cookie);
 		if (c && c->seq != st->answered) {
+			/* An answer to an older sample: the newest is awaited
+			 * from its own time on. */
+			if (c->seq != st->seq)
+				st->asked_ns = st->last_sample_ns;
 			st->answered = c->seq;
 			st->want = c->clamp;
 			st->cwnd_want = c->cwnd_clamp;
@@ -434,7 +503,19 @@ static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_s
 			st->answered = st->seq;
 			return;
 		}
+		if (st->answered != st->seq && (__s64)(now - st->asked_ns) >= (__s64)settings->stale_ns) {
+			/* No answer for as long as a dead daemon's: the kernel's
+			 * window, for good (its per-segment callback finds no
+			 * cookie from now on). */
+			restore(ops, tp, st);
+			count(COUNT_GIVEN_UP);
+			end(tp, st, now, SAMPLE_CLOSED | SAMPLE_GIVEN_UP);
+			st->cookie = 0;
+			return;
+		}
 		let_sender_go(ops, tp, settings);
+		if (st->answered == st->seq)
+			st->asked_ns = now;
 		st->seq++;
 		emit(tp, st, now, 0);
 	}
@@ -539,8 +620,11 @@ int rtac_adopt(struct bpf_iter__tcp *ctx)
 
 /* Run at a clean stop, before the sock_ops program is detached: gives every
  * socket this instance controlled its kernel window back at once (an idle
- * socket sends no segment that would let the sock_ops program do it) and
- * turns off the per-segment callbacks it turned on. */
+ * socket sends no segment that would let the sock_ops program do it). The
+ * per-segment callbacks stay on: they are the socket's, not this
+ * instance's, and another rtac program attached above or below this
+ * cgroup may rely on them; without a program the kernel's hook returns at
+ * once. */
 SEC("iter/tcp")
 int rtac_release(struct bpf_iter__tcp *ctx)
 {
@@ -551,11 +635,6 @@ int rtac_release(struct bpf_iter__tcp *ctx)
 	if (!st || !st->cookie)
 		return 0;
 	restore(tp, tp, st);
-	int flags = 0;
-	if (bpf_getsockopt(tp, SOL_TCP, TCP_BPF_SOCK_OPS_CB_FLAGS_VAL, &flags, sizeof(flags)) == 0) {
-		flags &= ~(BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG | BPF_SOCK_OPS_STATE_CB_FLAG);
-		bpf_setsockopt(tp, SOL_TCP, TCP_BPF_SOCK_OPS_CB_FLAGS_VAL, &flags, sizeof(flags));
-	}
 	bpf_map_delete_elem(&clamps, &st->cookie);
 	bpf_sk_storage_delete(&state, tp);
 	return 0;

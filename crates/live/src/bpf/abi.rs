@@ -45,6 +45,22 @@ pub const SAMPLE_NEW: u32 = 1;
 pub const SAMPLE_CLOSED: u32 = 2;
 /// The socket was established before the program was attached.
 pub const SAMPLE_ADOPTED: u32 = 4;
+/// With [`SAMPLE_CLOSED`]: the socket's sample stayed unanswered for the
+/// stale time, so the program gave it back to the kernel for good.
+pub const SAMPLE_GIVEN_UP: u32 = 8;
+
+/// Indices of the program's per-CPU `counters` map.
+pub mod count {
+    /// Sockets given back to the kernel: a sample unanswered for the stale time.
+    pub const GIVEN_UP: u32 = 0;
+    /// Samples the full ring buffer refused.
+    pub const LOST_SAMPLE: u32 = 1;
+    /// Sockets the kernel had no memory to give storage: never controlled.
+    pub const NO_STORAGE: u32 = 2;
+    /// Ends of sockets that neither the ring buffer nor `ended` could take.
+    pub const LOST_END: u32 = 3;
+    pub const COUNTERS: u32 = 4;
+}
 
 /// One sample of a socket's receive state, from the ring buffer.
 #[repr(C)]

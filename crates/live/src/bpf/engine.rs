@@ -2,7 +2,7 @@
 //! the sock_ops program sends into controller steps (the same [`Stepper`]
 //! as the socket driver) and tells what to write into the `clamps` map.
 
-use super::abi::{Clamp, Sample, SAMPLE_ADOPTED, SAMPLE_CLOSED};
+use super::abi::{Clamp, Sample, SAMPLE_ADOPTED, SAMPLE_CLOSED, SAMPLE_NEW};
 use crate::config::AgentConfig;
 use crate::error::AgentError;
 use crate::log::{LogSink, Row};
@@ -86,6 +86,14 @@ pub struct Engine {
     pub adopted: u64,
     /// Whether sending sockets are bounded too (`--uplink`).
     uplink: bool,
+    /// The most connections tracked at once; beyond it a new socket gets
+    /// no answer, and the program gives it back to the kernel.
+    capacity: usize,
+    /// New sockets not tracked for that reason.
+    pub over_capacity: u64,
+    /// What could not be tracked or delivered, as [`super::Bpf::poll`]
+    /// last read it (for the status table).
+    pub counters: super::Counters,
 }
 
 fn mss_of(s: &Sample) -> u32 {
@@ -106,7 +114,33 @@ fn handshake_rtt(s: &Sample) -> Option<Duration> {
 
 impl Engine {
     pub fn new(cfg: AgentConfig, log: Option<Arc<LogSink>>) -> Engine {
-        Engine { cfg, log, flows: BTreeMap::new(), next_conn: 1, seen: 0, adopted: 0, uplink: false }
+        Engine {
+            cfg,
+            log,
+            flows: BTreeMap::new(),
+            next_conn: 1,
+            seen: 0,
+            adopted: 0,
+            uplink: false,
+            capacity: usize::MAX,
+            over_capacity: 0,
+            counters: super::Counters::default(),
+        }
+    }
+
+    /// Tracks at most `n` connections at once.
+    pub fn with_capacity(mut self, n: usize) -> Engine {
+        self.capacity = n;
+        self
+    }
+
+    /// Connections tracked now.
+    pub fn len(&self) -> usize {
+        self.flows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flows.is_empty()
     }
 
     /// Bounds sending sockets' congestion windows too.
@@ -157,6 +191,10 @@ impl Engine {
             return Ok(self.flows.remove(&s.cookie).map(|_| Action::Remove(s.cookie)));
         }
         if !self.flows.contains_key(&s.cookie) {
+            if self.flows.len() >= self.capacity {
+                self.over_capacity += (s.flags & SAMPLE_NEW != 0) as u64;
+                return Ok(None);
+            }
             let mss = mss_of(s);
             let mut stepper = Stepper::new(self.cfg.controller(mss)?);
             if let Some(rtt) = handshake_rtt(s) {
@@ -258,6 +296,26 @@ mod tests {
             min_rtt_us: 50_000,
             ..Sample::default()
         }
+    }
+
+    #[test]
+    fn beyond_its_capacity_a_socket_gets_no_answer_and_is_counted_and_a_given_up_one_is_dropped() {
+        let cfg = AgentConfig::new::<&str>("autotuning", &[]).unwrap();
+        let mut e = Engine::new(cfg, None).with_capacity(2);
+        for cookie in 1..=2 {
+            assert!(matches!(e.on_sample(&sample(cookie, 0, 0, 0, 0, SAMPLE_NEW)), Ok(Some(Action::Set(..)))));
+        }
+        // The third: no answer (the program gives it back to the kernel
+        // after the stale time), counted once, not in the table.
+        assert_eq!(e.on_sample(&sample(3, 0, 0, 0, 0, SAMPLE_NEW)).unwrap(), None);
+        assert_eq!(e.on_sample(&sample(3, 10, 0, 0, 0, 0)).unwrap(), None);
+        assert_eq!((e.len(), e.over_capacity), (2, 1));
+        // A socket the program gave up on leaves the table and the map,
+        // which makes room.
+        let end = sample(1, 20, 0, 0, 0, SAMPLE_CLOSED | crate::bpf::abi::SAMPLE_GIVEN_UP);
+        assert_eq!(e.on_sample(&end).unwrap(), Some(Action::Remove(1)));
+        assert!(matches!(e.on_sample(&sample(3, 30, 0, 0, 0, 0)), Ok(Some(Action::Set(3, _)))));
+        assert_eq!(e.len(), 2);
     }
 
     #[test]

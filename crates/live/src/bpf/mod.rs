@@ -3,21 +3,29 @@
 //! the cgroup and applies, on every outgoing segment, the window user space
 //! computes with the `rtac-core` controller ([`engine`]).
 //!
-//! Lifecycle: the program's link is pinned under [`PIN_DIR`] so that a
-//! killed process leaves it attached; the program then sees the heartbeat
-//! go stale and gives every socket its kernel window back. The next start
-//! removes such leftovers ([`remove_leftovers`]). A clean stop
-//! ([`Bpf::release`]) restores every socket at once and detaches.
+//! Lifecycle: the program's link is pinned under [`PIN_DIR`], named after
+//! its instance, so that a killed process leaves it attached; the program
+//! then sees the heartbeat go stale and gives every socket its kernel
+//! window back. Each instance holds a lock ([`instance`]) for its whole
+//! life; the next start removes the pins of instances whose lock nobody
+//! holds ([`remove_pin`]). A clean stop ([`Bpf::release`]) restores every
+//! socket at once and detaches.
+//!
+//! Capacity: `clamps` and `ended` are sized at load time ([`capacity`]);
+//! a socket that cannot be tracked (its answer not stored, user space at
+//! its capacity, its sample lost) is given back to the kernel by the
+//! program after [`STALE`] without an answer, and counted ([`Counters`]).
 
 pub mod abi;
 pub mod engine;
+pub mod instance;
 
 use crate::error::AgentError;
-use abi::{Clamp, Ctl, Sample};
-use aya::maps::{Array, HashMap, MapData, RingBuf};
+use abi::{count, Clamp, Ctl, Sample, SAMPLE_CLOSED};
+use aya::maps::{Array, HashMap, MapData, PerCpuArray, RingBuf};
 use aya::programs::links::{FdLink, PinnedLink};
 use aya::programs::{CgroupAttachMode, Iter, SockOps};
-use aya::{Btf, Ebpf};
+use aya::{Btf, Ebpf, EbpfLoader};
 use engine::{Action, Engine};
 use rtac_core::time::Duration;
 use std::fmt;
@@ -25,9 +33,25 @@ use std::io::Read;
 use std::os::fd::{AsFd, AsRawFd};
 use std::path::{Path, PathBuf};
 
-/// Where the links are pinned (bpffs), one per running instance:
-/// `<kind>-<pid>`.
+/// Where the links are pinned (bpffs), one per running instance, named
+/// after the instance (its lock in [`instance::RUN_DIR`]).
 pub const PIN_DIR: &str = "/sys/fs/bpf/rtac";
+
+/// The most sockets an instance tracks by default, whatever the system
+/// allows: user space keeps a controller per socket (about 1 KB each).
+pub const MAX_CAPACITY: u32 = 1 << 20;
+
+/// How many sockets an instance tracks at most, from the system's limits:
+/// every socket is a file, so no more than `fs.file-max` can be open, and
+/// never more than [`MAX_CAPACITY`]. The maps allocate per entry, so a
+/// large capacity costs nothing until sockets fill it.
+pub fn capacity() -> u32 {
+    let files = std::fs::read_to_string("/proc/sys/fs/file-max")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(MAX_CAPACITY as u64);
+    files.clamp(1024, MAX_CAPACITY as u64) as u32
+}
 
 /// After this long without a heartbeat the program releases every socket.
 pub const STALE: Duration = Duration::from_secs(1);
@@ -150,42 +174,32 @@ fn ensure_bpffs() -> Result<(), BpfError> {
     Ok(())
 }
 
-fn pid_alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
+/// The names of the pinned links: one per instance, running or left by a
+/// killed one.
+pub fn pinned_names() -> Vec<String> {
+    std::fs::read_dir(PIN_DIR)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default()
 }
 
-/// Removes links pinned by instances whose process is gone (killed with
-/// SIGKILL, crashed): each one detaches its program. Returns one message per
-/// removal.
-pub fn remove_leftovers() -> Vec<String> {
-    let Ok(dir) = std::fs::read_dir(PIN_DIR) else { return Vec::new() };
-    let mut said = Vec::new();
-    for entry in dir.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name.rsplit('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
-        if pid_alive(pid) {
-            continue;
-        }
-        let path = entry.path();
-        let msg = match PinnedLink::from_pin(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|l| l.unpin().map_err(|e| e.to_string()))
-        {
-            Ok(link) => {
-                drop(link);
-                format!(
-                    "removed the BPF program left attached by rtac (pid {pid}, no longer running): {}",
-                    path.display()
-                )
-            }
-            Err(e) => {
-                let _ = std::fs::remove_file(&path);
-                format!("removed a stale pin {} of rtac pid {pid}: {e}", path.display())
-            }
-        };
-        said.push(msg);
+/// Removes the pinned link `name`, detaching its program: only for an
+/// instance whose lock the caller holds (a dead one's, or its own).
+/// `Ok(false)`: there was none.
+pub fn remove_pin(name: &str) -> Result<bool, String> {
+    let path = Path::new(PIN_DIR).join(name);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(false);
     }
-    said
+    match PinnedLink::from_pin(&path).map_err(|e| e.to_string()).and_then(|l| l.unpin().map_err(|e| e.to_string())) {
+        Ok(link) => {
+            drop(link);
+            Ok(true)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&path);
+            Err(format!("{}: {e}", path.display()))
+        }
+    }
 }
 
 /// The inode number of a cgroup directory: the cgroup's id in the kernel.
@@ -198,11 +212,60 @@ fn now_ns() -> u64 {
     crate::sys::now().as_nanos()
 }
 
+/// What could not be tracked or delivered, since the start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counters {
+    /// Sockets the program gave back to the kernel: no answer for [`STALE`].
+    pub given_up: u64,
+    /// Samples lost to a full ring buffer.
+    pub lost_samples: u64,
+    /// Sockets the kernel had no memory to track.
+    pub no_storage: u64,
+    /// Socket ends lost (ring buffer and `ended` full): reaped by age.
+    pub lost_ends: u64,
+    /// Answers `clamps` refused (full, or no memory).
+    pub insert_failed: u64,
+    /// Sockets user space did not track: at its capacity.
+    pub over_capacity: u64,
+    /// Sockets removed from the table and `clamps` through `ended`.
+    pub reaped: u64,
+}
+
+impl Counters {
+    /// Whether anything went untracked or undelivered.
+    pub fn any(&self) -> bool {
+        *self != Counters { reaped: self.reaped, ..Counters::default() }
+    }
+}
+
+impl fmt::Display for Counters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "untracked: {} socket(s) given back to the kernel's own window (no answer within {} ms), {} over \
+             capacity, {} answer(s) the clamps map refused, {} without kernel memory; {} sample(s) and {} end(s) \
+             lost to a full ring buffer; {} ended socket(s) reaped",
+            self.given_up,
+            STALE.as_millis(),
+            self.over_capacity,
+            self.insert_failed,
+            self.no_storage,
+            self.lost_samples,
+            self.lost_ends,
+            self.reaped
+        )
+    }
+}
+
 /// The loaded program, attached to one cgroup.
 pub struct Bpf {
     ebpf: Ebpf,
     ring: RingBuf<MapData>,
     clamps: HashMap<MapData, u64, Clamp>,
+    ended: HashMap<MapData, u64, u32>,
+    counters: PerCpuArray<MapData, u64>,
+    insert_failed: u64,
+    reaped: u64,
     ctl: Array<MapData, Ctl>,
     /// Batches of answers written into `clamps`, for the program.
     answers: Array<MapData, u64>,
@@ -253,19 +316,28 @@ impl Lags {
 
 impl Bpf {
     /// Loads the program and attaches it to `cgroup`, pinning its link as
-    /// `PIN_DIR/<name>-<pid>`.
+    /// `PIN_DIR/<name>` (`name`: the instance, whose lock the caller holds).
     /// `initial_clamp`: the controller's window before its first step
     /// (bytes, 0: none), applied until the socket's first step.
-    pub fn attach(cgroup: &Path, name: &str, uplink: bool, initial_clamp: u32) -> Result<Bpf, BpfError> {
+    /// `capacity`: the most sockets tracked at once ([`capacity`]).
+    pub fn attach(cgroup: &Path, name: &str, uplink: bool, initial_clamp: u32, capacity: u32) -> Result<Bpf, BpfError> {
         check_support()?;
         let object = OBJECT.ok_or(BpfError::NotBuilt)?;
-        let mut ebpf = Ebpf::load(object).map_err(|e| failed("loading the BPF object")(chain(&e)))?;
+        let capacity = capacity.max(1);
+        let mut ebpf = EbpfLoader::new()
+            .map_max_entries("clamps", capacity)
+            .map_max_entries("ended", capacity)
+            .load(object)
+            .map_err(|e| failed("loading the BPF object")(chain(&e)))?;
         let take =
             |ebpf: &mut Ebpf, m: &str| ebpf.take_map(m).ok_or_else(|| failed("BPF object")(format!("no map {m}")));
         let ring = RingBuf::try_from(take(&mut ebpf, "samples")?).map_err(|e| failed("map samples")(chain(&e)))?;
         let clamps = HashMap::try_from(take(&mut ebpf, "clamps")?).map_err(|e| failed("map clamps")(chain(&e)))?;
         let mut ctl = Array::try_from(take(&mut ebpf, "ctl")?).map_err(|e| failed("map ctl")(chain(&e)))?;
         let answers = Array::try_from(take(&mut ebpf, "answers")?).map_err(|e| failed("map answers")(chain(&e)))?;
+        let ended = HashMap::try_from(take(&mut ebpf, "ended")?).map_err(|e| failed("map ended")(chain(&e)))?;
+        let counters =
+            PerCpuArray::try_from(take(&mut ebpf, "counters")?).map_err(|e| failed("map counters")(chain(&e)))?;
         let ctl_value = Ctl {
             heartbeat_ns: now_ns(),
             stale_ns: STALE.as_nanos(),
@@ -285,13 +357,18 @@ impl Bpf {
         let link = FdLink::try_from(link).map_err(|e| failed("sock_ops link")(chain(&e)))?;
         ensure_bpffs()?;
         std::fs::create_dir_all(PIN_DIR).map_err(|e| failed(format!("creating {PIN_DIR}"))(chain(&e)))?;
-        let pin = Path::new(PIN_DIR).join(format!("{name}-{}", std::process::id()));
-        let _ = std::fs::remove_file(&pin);
+        let pin = Path::new(PIN_DIR).join(name);
+        // A pin of this name is a dead predecessor's: the caller holds the name.
+        let _ = remove_pin(name);
         let link = link.pin(&pin).map_err(|e| failed(format!("pinning {}", pin.display()))(chain(&e)))?;
         Ok(Bpf {
             ebpf,
             ring,
             clamps,
+            ended,
+            counters,
+            insert_failed: 0,
+            reaped: 0,
             ctl,
             ctl_value,
             answers,
@@ -352,8 +429,12 @@ impl Bpf {
         for (cookie, (action, t_ns)) in last {
             match action {
                 Action::Set(_, c) => {
-                    // A socket that closed meanwhile: nothing to update.
-                    let _ = self.clamps.insert(cookie, c, 0);
+                    // Refused (full, no memory): the socket stays unanswered
+                    // and the program gives it back to the kernel.
+                    if self.clamps.insert(cookie, c, 0).is_err() {
+                        self.insert_failed += 1;
+                        continue;
+                    }
                     self.lags.add((now_ns().saturating_sub(t_ns) / 1000).min(u32::MAX as u64) as u32);
                 }
                 Action::Remove(_) => {
@@ -371,8 +452,39 @@ impl Bpf {
         let now = now_ns();
         if now - self.last_heartbeat >= HEARTBEAT.as_nanos() / 2 {
             self.heartbeat(now)?;
+            self.reap(engine);
+            engine.counters = self.counters(engine);
         }
         Ok(n)
+    }
+
+    /// The sockets whose end the ring buffer could not take: out of the
+    /// table and out of `clamps`.
+    fn reap(&mut self, engine: &mut Engine) {
+        let cookies: Vec<u64> = self.ended.keys().flatten().collect();
+        for cookie in cookies {
+            let _ = self.ended.remove(&cookie);
+            let _ = self.clamps.remove(&cookie);
+            let end = Sample { cookie, flags: SAMPLE_CLOSED, ..Sample::default() };
+            if let Ok(Some(_)) = engine.on_sample(&end) {
+                self.reaped += 1;
+            }
+        }
+    }
+
+    /// What could not be tracked or delivered so far (the program's
+    /// per-CPU counts summed, and user space's).
+    pub fn counters(&self, engine: &Engine) -> Counters {
+        let sum = |i: u32| self.counters.get(&i, 0).map_or(0, |v| v.iter().sum::<u64>());
+        Counters {
+            given_up: sum(count::GIVEN_UP),
+            lost_samples: sum(count::LOST_SAMPLE),
+            no_storage: sum(count::NO_STORAGE),
+            lost_ends: sum(count::LOST_END),
+            insert_failed: self.insert_failed,
+            over_capacity: engine.over_capacity,
+            reaped: self.reaped,
+        }
     }
 
     fn heartbeat(&mut self, now: u64) -> Result<(), AgentError> {

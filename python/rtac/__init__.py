@@ -11,7 +11,8 @@ process, with pandas results and parameter sweeps on local cores or Ray.
 See docs/PYTHON.md.
 """
 
-from ._rtac import ScenarioError
+from ._census import census, census_summary
+from ._rtac import CensusError, ScenarioError
 from ._sweep import simulate, sweep
 
-__all__ = ["ScenarioError", "simulate", "sweep"]
+__all__ = ["CensusError", "ScenarioError", "census", "census_summary", "simulate", "sweep"]

@@ -1,21 +1,33 @@
-//! `rtac._rtac`: the simulator and sweep plans for Python. The Python
-//! package (`python/rtac`) builds DataFrames, parallelism and Ray on top;
-//! this module only converts between Python values, TOML values and rows.
+//! `rtac._rtac`: the simulator, sweep plans and the census for Python. The
+//! Python package (`python/rtac`) builds DataFrames, parallelism and Ray on
+//! top; this module only converts between Python values, TOML values and
+//! rows, and runs the census's networks (`Census`).
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use rtac_census::out::Output;
+use rtac_census::{report, Category, Measure, NetworkResult, Pool, Receiver, Settings, Traces};
 use rtac_sim::RunOptions;
 use rtac_sweep::columns::{series_rows, Cell, SERIES_COLUMNS};
 use rtac_sweep::{Plan as SweepPlan, Source, Sweep, SweepError, Table, Value};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
 
 create_exception!(
     _rtac,
     ScenarioError,
     PyValueError,
     "A scenario or sweep is invalid; the message names the file, the field and what is wrong."
+);
+
+create_exception!(
+    _rtac,
+    CensusError,
+    PyValueError,
+    "A census's settings are invalid (a receiver, category, count or trace); the message is `rtac census`'s."
 );
 
 fn scenario_error(e: impl std::fmt::Display) -> PyErr {
@@ -200,10 +212,326 @@ impl Plan {
     }
 }
 
+/// A census error as a Python exception: the output directory's as
+/// OSError, the rest as CensusError, with the census's own message. The
+/// options `Settings::check` names as flags are named as the Python
+/// arguments (`n`, `categories`, `controllers`).
+fn census_error(e: rtac_census::CensusError) -> PyErr {
+    use rtac_census::CensusError as E;
+    match e {
+        E::Output { .. } => PyOSError::new_err(e.to_string()),
+        E::Input { what, message } => {
+            let what = match what.as_str() {
+                "--n" => "n".to_string(),
+                "--category" => "categories".to_string(),
+                "--controller" => "controllers".to_string(),
+                _ => what,
+            };
+            CensusError::new_err(E::Input { what, message }.to_string())
+        }
+        other => CensusError::new_err(other.to_string()),
+    }
+}
+
+/// One network's measures as Python gets them from `Census.measure`:
+/// (index, wall_s, [(mbps, rtt_ms, share, jain)] with the baseline first).
+type Measured = (u64, f64, Vec<(f64, f64, Option<f64>, Option<f64>)>);
+
+fn measure_tuple(m: &Measure) -> (f64, f64, Option<f64>, Option<f64>) {
+    (m.mbps, m.rtt_ms, m.share, m.jain)
+}
+
+/// A census: its settings, the networks done (read back from its output
+/// directory or run here), and the output directory while it is open.
+/// `run` runs networks on Rust threads; `measure` runs networks and only
+/// returns their measures (a Ray task) and `record` takes them back in.
+#[pyclass(frozen, module = "rtac._rtac")]
+struct Census {
+    settings: Settings,
+    traces: Traces,
+    state: Mutex<CensusState>,
+}
+
+#[derive(Default)]
+struct CensusState {
+    out: Option<Output>,
+    results: BTreeMap<u64, NetworkResult>,
+}
+
+impl CensusState {
+    fn add(&mut self, s: &Settings, r: NetworkResult) -> Result<(), rtac_census::CensusError> {
+        if let Some(o) = self.out.as_mut() {
+            o.record(s, &r)?;
+        }
+        self.results.insert(r.net.index, r);
+        Ok(())
+    }
+}
+
+impl Census {
+    fn state(&self) -> MutexGuard<'_, CensusState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn check_indices(&self, indices: &[u64]) -> PyResult<()> {
+        match indices.iter().find(|&&i| i >= self.settings.n) {
+            Some(bad) => Err(PyValueError::new_err(format!("network {bad}: the census has {} networks", self.settings.n))),
+            None => Ok(()),
+        }
+    }
+}
+
+#[pymethods]
+impl Census {
+    /// The settings as `rtac census` builds them from its options, with the
+    /// same defaults: `controllers` None is rtac, drwa, rtac:k=3e-7;
+    /// `categories` None is all; `traces` None is the Mahimahi files in
+    /// traces/mahimahi under the current directory if it is there.
+    #[new]
+    #[pyo3(signature = (n=200, seed=1, controllers=None, baseline=rtac_census::DEFAULT_BASELINE.to_string(), categories=None, traces=None))]
+    fn new(
+        n: i64,
+        seed: u64,
+        controllers: Option<Vec<String>>,
+        baseline: String,
+        categories: Option<Vec<String>>,
+        traces: Option<Vec<PathBuf>>,
+    ) -> PyResult<Self> {
+        use rtac_census::CensusError as E;
+        let specs =
+            controllers.unwrap_or_else(|| rtac_census::DEFAULT_RECEIVERS.iter().map(|s| s.to_string()).collect());
+        let receivers = specs.iter().map(|s| Receiver::parse(s)).collect::<Result<Vec<_>, _>>().map_err(census_error)?;
+        let baseline = Receiver::parse(&baseline).map_err(|e| CensusError::new_err(format!("baseline: {e}")))?;
+        let categories = match categories {
+            None => Category::ALL.to_vec(),
+            Some(names) => names
+                .iter()
+                .map(|c| c.parse::<Category>().map_err(|m| census_error(E::Input { what: "categories".into(), message: m })))
+                .collect::<PyResult<Vec<_>>>()?,
+        };
+        let mut pool = Pool::default();
+        match traces {
+            None => {
+                let dir = PathBuf::from("traces/mahimahi");
+                if dir.is_dir() {
+                    pool.traces = rtac_census::trace_files(&dir).map_err(census_error)?;
+                }
+            }
+            Some(dirs) => {
+                for d in &dirs {
+                    pool.traces.extend(rtac_census::trace_files(d).map_err(census_error)?);
+                }
+            }
+        }
+        let n = u64::try_from(n).map_err(|_| {
+            census_error(E::Input {
+                what: "n".into(),
+                message: format!("{n} networks: give 1 to {}", rtac_census::MAX_NETWORKS),
+            })
+        })?;
+        let settings = Settings { seed, n, categories, pool, baseline, receivers };
+        settings.check().map_err(census_error)?;
+        Ok(Census { settings, traces: Traces::default(), state: Mutex::new(CensusState::default()) })
+    }
+
+    #[getter]
+    fn n(&self) -> u64 {
+        self.settings.n
+    }
+
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.settings.seed
+    }
+
+    /// The receivers under test, as given.
+    #[getter]
+    fn receivers(&self) -> Vec<String> {
+        self.settings.receivers.iter().map(|r| r.spec.clone()).collect()
+    }
+
+    #[getter]
+    fn baseline(&self) -> String {
+        self.settings.baseline.spec.clone()
+    }
+
+    #[getter]
+    fn categories(&self) -> Vec<String> {
+        self.settings.categories.iter().map(|c| c.name().to_string()).collect()
+    }
+
+    /// The trace files the trace category draws from, as found.
+    #[getter]
+    fn trace_files(&self) -> Vec<PathBuf> {
+        self.settings.pool.traces.clone()
+    }
+
+    /// Opens (creating) the output directory `dir`, in `rtac census --out`'s
+    /// format, and takes in the networks already there. Returns how many of
+    /// this census's networks were there. Holds the directory's lock until
+    /// `close`.
+    fn open(&self, py: Python<'_>, dir: PathBuf) -> PyResult<usize> {
+        let (out, done) = py.detach(|| Output::open(&dir, &self.settings)).map_err(census_error)?;
+        let mut st = self.state();
+        st.out = Some(out);
+        let n = self.settings.n;
+        st.results.extend(done.into_iter().filter(|r| r.net.index < n).map(|r| (r.net.index, r)));
+        Ok(st.results.len())
+    }
+
+    /// Releases the output directory.
+    fn close(&self) {
+        self.state().out = None;
+    }
+
+    /// The indices of the networks not done yet, in order.
+    fn todo(&self) -> Vec<u64> {
+        let st = self.state();
+        (0..self.settings.n).filter(|i| !st.results.contains_key(i)).collect()
+    }
+
+    /// Runs the networks `indices` on up to `threads` threads without the
+    /// GIL, recording each as it finishes; `progress()` is called after
+    /// each. Stops at the first error (or KeyboardInterrupt), keeping what
+    /// finished.
+    #[pyo3(signature = (indices, threads, progress=None))]
+    fn run(&self, py: Python<'_>, indices: Vec<u64>, threads: usize, progress: Option<Py<PyAny>>) -> PyResult<()> {
+        self.check_indices(&indices)?;
+        let mut raised: Option<PyErr> = None;
+        let result = py.detach(|| {
+            let mut st = self.state();
+            rtac_census::run_networks(&self.settings, &indices, threads, &self.traces, |r| {
+                st.add(&self.settings, r)?;
+                let called = Python::attach(|py| {
+                    py.check_signals()?;
+                    progress.as_ref().map_or(Ok(()), |f| f.call0(py).map(drop))
+                });
+                called.map_err(|e| {
+                    raised = Some(e);
+                    rtac_census::CensusError::Input { what: "census".into(), message: "stopped".into() }
+                })
+            })
+        });
+        match (raised, result) {
+            (Some(e), _) => Err(e),
+            (None, r) => r.map_err(census_error),
+        }
+    }
+
+    /// Runs the networks `indices` one after the other on this thread
+    /// without the GIL and returns their measures, recording nothing: the
+    /// work of one Ray task, whose driver `record`s them.
+    fn measure(&self, py: Python<'_>, indices: Vec<u64>) -> PyResult<Vec<Measured>> {
+        self.check_indices(&indices)?;
+        py.detach(|| {
+            indices
+                .iter()
+                .map(|&i| {
+                    let r = rtac_census::run_network(&self.settings, i, &self.traces)?;
+                    let mut ms = vec![measure_tuple(&r.base)];
+                    ms.extend(r.receivers.iter().map(|(m, _)| measure_tuple(m)));
+                    Ok((i, r.wall_s, ms))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(census_error)
+    }
+
+    /// Takes in network `index`'s measures from `measure` (the baseline's
+    /// first): judges them and records them in the output directory.
+    fn record(&self, index: u64, wall_s: f64, measures: Vec<(f64, f64, Option<f64>, Option<f64>)>) -> PyResult<()> {
+        self.check_indices(&[index])?;
+        let want = self.settings.receivers.len() + 1;
+        if measures.len() != want {
+            return Err(PyValueError::new_err(format!(
+                "network {index}: {} measures for {want} receivers (the baseline included)",
+                measures.len()
+            )));
+        }
+        let mut ms: Vec<Measure> =
+            measures.into_iter().map(|(mbps, rtt_ms, share, jain)| Measure { mbps, rtt_ms, share, jain }).collect();
+        let base = ms.remove(0);
+        let r = NetworkResult::from_measures(self.settings.network(index), base, ms, wall_s);
+        self.state().add(&self.settings, r).map_err(census_error)
+    }
+
+    /// The columns of `rows`.
+    #[getter]
+    fn columns(&self) -> Vec<String> {
+        CENSUS_COLUMNS.iter().map(|c| c.to_string()).collect()
+    }
+
+    /// The networks done, a row per network and receiver (the baseline's
+    /// first, with no verdict), by index: networks.csv's columns, as a dict
+    /// of column lists.
+    fn rows<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let st = self.state();
+        let mut rows = Vec::new();
+        for r in st.results.values() {
+            let row = |receiver: &str, m: &Measure, v: Option<&rtac_census::Verdict>| {
+                let opt = |x: Option<f64>| x.map_or(Cell::Null, Cell::Float);
+                vec![
+                    Cell::Int(r.net.index as i64),
+                    Cell::Str(r.net.category.name().to_string()),
+                    Cell::Str(receiver.to_string()),
+                    Cell::Float(m.mbps),
+                    Cell::Float(m.rtt_ms),
+                    opt(m.share),
+                    opt(m.jain),
+                    v.map_or(Cell::Null, |v| Cell::Bool(v.pass)),
+                    v.map_or(Cell::Null, |v| Cell::Bool(v.catastrophic)),
+                    opt(v.map(|v| v.thr_ratio)),
+                    opt(v.map(|v| v.rtt_ratio)),
+                    Cell::Float(r.wall_s),
+                    Cell::Str(r.net.describe()),
+                ]
+            };
+            rows.push(row(&self.settings.baseline.spec, &r.base, None));
+            for (rx, (m, v)) in self.settings.receivers.iter().zip(&r.receivers) {
+                rows.push(row(&rx.spec, m, Some(v)));
+            }
+        }
+        columnar(py, &self.columns(), &rows)
+    }
+
+    /// `rtac census`'s report of the networks done, with `worst` worst
+    /// cases per receiver; also written to report.txt while the output
+    /// directory is open.
+    #[pyo3(signature = (worst=10))]
+    fn report(&self, worst: usize) -> PyResult<String> {
+        let st = self.state();
+        let results: Vec<NetworkResult> = st.results.values().cloned().collect();
+        let text = report::text(&self.settings, &results, worst, st.out.as_ref());
+        if let Some(o) = &st.out {
+            o.write_report(&text).map_err(census_error)?;
+        }
+        Ok(text)
+    }
+}
+
+/// The columns of a census's rows: networks.csv's.
+const CENSUS_COLUMNS: [&str; 13] = [
+    "index",
+    "category",
+    "receiver",
+    "mbps",
+    "rtt_ms",
+    "share",
+    "jain",
+    "pass",
+    "catastrophic",
+    "thr_ratio",
+    "rtt_ratio",
+    "wall_s",
+    "network",
+];
+
 #[pymodule]
 fn _rtac(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("CensusError", m.py().get_type::<CensusError>())?;
     m.add_class::<Plan>()?;
+    m.add_class::<Census>()?;
     m.add_function(wrap_pyfunction!(read_document, m)?)?;
     Ok(())
 }

@@ -15,6 +15,7 @@ use clap::{Args, ValueEnum};
 use rtac_live::config::{AgentConfig, ENV_SUMMARY};
 use rtac_live::error::AgentError;
 use rtac_live::log::LogSink;
+use rtac_live::safefs::{self, PrivateDir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -184,34 +185,105 @@ fn run_bpf(args: &RunArgs) -> Result<i32, AgentError> {
     status
 }
 
+/// The summary file's name in its private directory.
+const SUMMARY_NAME: &str = "sockets";
+/// At most this much of the summary is read (a line is under 80 bytes).
+const SUMMARY_MAX: usize = 4 << 20;
+
 fn run_preload(args: &RunArgs, linking: supervise::Linking) -> Result<i32, AgentError> {
     let (_cfg, mut cmd) = prepare(args)?;
+    let program = &args.command[0];
     if linking == supervise::Linking::Static {
         eprintln!(
-            "rtac: warning: {} is statically linked: LD_PRELOAD cannot reach it, so its sockets will not be \
-             controlled; use --mode bpf",
-            args.command[0]
+            "rtac: warning: {program} is statically linked: LD_PRELOAD cannot reach it, so its sockets will not be \
+             controlled; use --mode bpf"
         );
     }
-    let summary = std::env::temp_dir().join(format!("rtac-run-{}.sockets", std::process::id()));
-    let _ = std::fs::remove_file(&summary);
+    let secure = secure_execution_reason(program);
+    if let Some(why) = &secure {
+        eprintln!(
+            "rtac: warning: {program} {why}: the dynamic loader ignores LD_PRELOAD in setuid, setgid and \
+             file-capability programs, so its sockets will not be controlled; use --mode bpf"
+        );
+    }
+    // The shim appends to a file created here, in a fresh 0700 directory:
+    // nothing at a predictable path is created, followed or read.
+    let base = std::env::temp_dir();
+    let mut dir = PrivateDir::create(&base, "rtac-run-")
+        .map_err(AgentError::io(format!("cannot make a private directory in {}", base.display())))?;
+    let summary = dir.path().join(SUMMARY_NAME);
+    dir.create_file(SUMMARY_NAME, 0o600).map_err(AgentError::io(format!("cannot create {}", summary.display())))?;
     cmd.env(ENV_SUMMARY, &summary);
     supervise::install_signal_handlers();
-    let child = Child::spawn(cmd).map_err(|err| AgentError::Exec { program: args.command[0].clone(), err })?;
+    let child = Child::spawn(cmd).map_err(|err| AgentError::Exec { program: program.clone(), err })?;
     let status = child.wait_forwarding_signals();
-    let lines = std::fs::read_to_string(&summary).unwrap_or_default();
-    let _ = std::fs::remove_file(&summary);
-    let sockets = lines.lines().count();
-    let pids = lines.lines().filter_map(|l| l.split('\t').next()).collect::<std::collections::BTreeSet<_>>().len();
+    let read = dir.open_read(SUMMARY_NAME).and_then(|mut f| safefs::read_bounded(&mut f, SUMMARY_MAX));
+    drop(dir);
+    let (bytes, cut) = match read {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("rtac: warning: the socket summary {} cannot be read: {e}", summary.display());
+            return status;
+        }
+    };
+    let lines = String::from_utf8_lossy(&bytes);
+    // A line cut at the bound is not counted.
+    let lines: Vec<&str> = lines.split_inclusive('\n').filter(|l| l.ends_with('\n')).collect();
+    let sockets = lines.len();
+    let pids = lines.iter().filter_map(|l| l.split('\t').next()).collect::<std::collections::BTreeSet<_>>().len();
+    let at_least = if cut { "at least " } else { "" };
     if sockets == 0 {
-        eprintln!(
-            "rtac: warning: no TCP receive socket was controlled: the program read no TCP data through libc \
-             (statically linked, raw system calls, io_uring?); --mode bpf reaches every socket"
-        );
+        let why = match &secure {
+            Some(why) => format!("{program} {why}, which the dynamic loader runs without LD_PRELOAD"),
+            None => "the program read no TCP data through libc (statically linked, raw system calls, io_uring, \
+                     or a setuid, setgid or file-capability program, which the loader runs without LD_PRELOAD?)"
+                .to_string(),
+        };
+        eprintln!("rtac: warning: no TCP receive socket was controlled: {why}; --mode bpf reaches every socket");
     } else {
-        eprintln!("rtac: preload mode controlled {sockets} TCP socket(s) in {pids} process(es)");
+        eprintln!("rtac: preload mode controlled {at_least}{sockets} TCP socket(s) in {at_least}{pids} process(es)");
     }
     status
+}
+
+/// Why the kernel would run `program` in secure-execution mode (AT_SECURE),
+/// in which the dynamic loader ignores LD_PRELOAD: it is setuid to another
+/// user, setgid to another group, or has file capabilities (for a user
+/// other than root). `None` when none applies, on a `nosuid` mount, or when
+/// the program is not found. Only the program itself is checked, not the
+/// programs it runs.
+pub fn secure_execution_reason(program: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let path = if program.contains('/') {
+        PathBuf::from(program)
+    } else {
+        let paths = std::env::var_os("PATH")?;
+        std::env::split_paths(&paths).map(|d| d.join(program)).find(|c| c.is_file())?
+    };
+    let meta = std::fs::metadata(&path).ok()?;
+    let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str())).ok()?;
+    // SAFETY: an all-zero statvfs is valid; statvfs fills it for a NUL-terminated path.
+    let mut vfs: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut vfs) } == 0 && vfs.f_flag & libc::ST_NOSUID != 0 {
+        return None;
+    }
+    // SAFETY: getuid and getgid cannot fail.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let mode = meta.mode();
+    let mut why = Vec::new();
+    if mode & libc::S_ISUID != 0 && meta.uid() != uid {
+        why.push(format!("is setuid (owner uid {})", meta.uid()));
+    }
+    if mode & libc::S_ISGID != 0 && mode & libc::S_IXGRP != 0 && meta.gid() != gid {
+        why.push(format!("is setgid (group gid {})", meta.gid()));
+    }
+    // SAFETY: a size query (no buffer) of a NUL-terminated path's attribute.
+    let caps = unsafe { libc::getxattr(c.as_ptr(), c"security.capability".as_ptr(), std::ptr::null_mut(), 0) };
+    if caps > 0 && uid != 0 {
+        why.push("has file capabilities (security.capability)".to_string());
+    }
+    (!why.is_empty()).then(|| why.join(" and "))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use crate::Failure;
 use clap::Args;
 use rtac_sim::RunOptions;
-use rtac_sweep::out::{prepare_dir, CsvOut, CSV_FILE};
+use rtac_sweep::out::{open_dir, CsvOut, CSV_FILE};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -30,7 +30,8 @@ pub(crate) struct SweepArgs {
 pub(crate) fn sweep(args: &SweepArgs) -> Result<(), Failure> {
     let input = |e: rtac_sweep::SweepError| Failure::input(e.to_string());
     let plan = rtac_sweep::file::load(&args.sweep).and_then(|s| s.plan()).map_err(input)?;
-    prepare_dir(&args.out, &plan).map_err(input)?;
+    // Held until the sweep ends: a second sweep on this directory is refused.
+    let _lock = open_dir(&args.out, &plan).map_err(input)?;
     let (mut csv, done) = CsvOut::open(&args.out, &plan.columns()).map_err(input)?;
     let todo: Vec<usize> = (0..plan.jobs.len()).filter(|&i| !done.contains(&plan.jobs[i].key)).collect();
     let threads = match args.threads {

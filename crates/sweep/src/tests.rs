@@ -175,3 +175,69 @@ fn sweep_files_name_their_errors() {
     assert!(e.contains("tiny.toml: controllers[0]: unknown controller \"rtak\""), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+fn scratch(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rtac-sweep-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn a_second_writer_of_one_directory_is_refused_until_the_first_is_done() {
+    let dir = scratch("lock");
+    let p = sweep(vec![], Some(vec![1])).plan().unwrap();
+    let first = out::open_dir(&dir, &p).unwrap();
+    // flock locks belong to an open file, so a second open in this same
+    // process conflicts just as another process would.
+    let e = out::open_dir(&dir, &p).unwrap_err().to_string();
+    let me = std::process::id();
+    assert!(e.contains(&format!("rtac-sweep-lock-{me}: another sweep (process {me}) is writing to this directory")), "{e}");
+    drop(first);
+    let again = out::open_dir(&dir, &p).unwrap();
+    drop(again);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_empty_or_cut_scenario_file_without_runs_is_written_anew() {
+    let dir = scratch("empty-scenario");
+    let p = sweep(vec![], Some(vec![1])).plan().unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join(out::SCENARIO_FILE);
+    for cut in ["", "name = \"ti"] {
+        std::fs::write(&scenario, cut).unwrap();
+        // A header alone is no run.
+        std::fs::write(dir.join(out::CSV_FILE), "a,b\n").unwrap();
+        out::open_dir(&dir, &p).unwrap();
+        assert_eq!(std::fs::read_to_string(&scenario).unwrap(), p.document);
+    }
+    // No temporary file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    // With a run in runs.csv, a cut scenario.toml is kept and refused.
+    std::fs::write(&scenario, "").unwrap();
+    std::fs::write(dir.join(out::CSV_FILE), "a,b\n1,2\n").unwrap();
+    let e = out::open_dir(&dir, &p).unwrap_err().to_string();
+    assert!(e.contains("scenario.toml: holds runs of a different scenario"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_grid_value_with_a_line_break_resumes() {
+    let dir = scratch("newline");
+    let p = sweep(vec![("description", vec![s("two\nlines"), s("say \"x\", y")])], Some(vec![1])).plan().unwrap();
+    out::prepare_dir(&dir, &p).unwrap();
+    let (mut csv, done) = out::CsvOut::open(&dir, &p.columns()).unwrap();
+    assert!(done.is_empty());
+    for i in 0..p.jobs.len() {
+        csv.append(&p.rows(i, &p.run(i, &RunOptions::default()))).unwrap();
+    }
+    drop(csv);
+    let (_, done) = out::CsvOut::open(&dir, &p.columns()).unwrap();
+    let mut keys: Vec<_> = p.jobs.iter().map(|j| j.key.clone()).collect();
+    let mut found: Vec<_> = done.into_iter().collect();
+    keys.sort();
+    found.sort();
+    assert_eq!(found, keys);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -14,6 +14,7 @@ mod sweep;
 
 use clap::{Args, Parser, Subcommand};
 use rtac_core::controller::{AnyController, ControllerKind, Params};
+use rtac_sim::scenario::input::{echo, echo_cut};
 use rtac_sim::{ControllerChoice, RunOptions, Scenario};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -266,7 +267,7 @@ fn sim(args: &SimArgs) -> Result<(), Failure> {
 fn controller_list(specs: &[String], mss: u32) -> Result<Vec<ControllerChoice>, Failure> {
     let mut out: Vec<ControllerChoice> = Vec::with_capacity(specs.len());
     for spec in specs {
-        let bad = |e: &dyn std::fmt::Display| Failure::input(format!("--controller {spec:?}: {e}"));
+        let bad = |e: &dyn std::fmt::Display| Failure::input(format!("--controller {:?}: {}", echo(spec), echo_cut(&e.to_string(), 600)));
         let (name, rest) = spec.split_once(':').unwrap_or((spec.as_str(), ""));
         let kind: ControllerKind = name.trim().parse().map_err(|e| bad(&e))?;
         let params = Params::parse_list(rest).map_err(|e| bad(&e))?;
@@ -287,7 +288,7 @@ fn controller_list(specs: &[String], mss: u32) -> Result<Vec<ControllerChoice>, 
 fn apply_param(scenario: &mut Scenario, spec: &str) -> Result<(), Failure> {
     let all = scenario_labels(scenario);
     let labels = || all.clone();
-    let bad = |m: String| Failure::input(format!("--param {spec:?}: {m}"));
+    let bad = |m: String| Failure::input(format!("--param {:?}: {}", echo(spec), echo_cut(&m, 600)));
     let (target, value) =
         spec.split_once('=').ok_or_else(|| bad("expected LABEL.key=value, such as rtac.k=3e-7".to_string()))?;
     let (label, key) = target

@@ -15,6 +15,7 @@ pub mod file;
 pub mod out;
 
 use rtac_netmodel::MahimahiTrace;
+use rtac_sim::scenario::input::{echo, echo_cut, echo_path};
 use rtac_sim::scenario::{from_document, parse_document, read_document, set_field, Service};
 use rtac_sim::{RunOptions, RunResult, Scenario, ScenarioError};
 use std::fmt;
@@ -25,6 +26,9 @@ pub use toml::{Table, Value};
 /// The most jobs one sweep may hold (a plan keeps a key per job); a larger
 /// sweep is an error, not cut.
 pub const MAX_JOBS: usize = 2_000_000;
+
+/// The longest message part a [`SweepError`] shows, in characters.
+const MAX_MESSAGE: usize = 600;
 
 /// Why a sweep could not be planned or written.
 #[derive(Debug)]
@@ -42,8 +46,12 @@ impl fmt::Display for SweepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SweepError::Scenario(e) => e.fmt(f),
-            SweepError::Field { origin, field, message } => write!(f, "{origin}: {field}: {message}"),
-            SweepError::Output { path, message } => write!(f, "{}: {message}", path.display()),
+            SweepError::Field { origin, field, message } => {
+                write!(f, "{}: {}: {}", echo(origin), echo(field), echo_cut(message, MAX_MESSAGE))
+            }
+            SweepError::Output { path, message } => {
+                write!(f, "{}: {}", echo_path(path), echo_cut(message, MAX_MESSAGE))
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `key=value` parameters for controllers, and the errors they give.
 
 use crate::time::Duration;
-use crate::units::{parse_bytes, parse_duration};
+use crate::units::{clip, parse_bytes, parse_duration};
 use std::fmt;
 
 /// Controller parameters as written by a user: `k=3e-7`, `delta=18ms`.
@@ -245,19 +245,19 @@ impl fmt::Display for ControllerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ControllerError::UnknownController(name) => {
-                write!(f, "unknown controller {name:?}; known controllers: none, static, autotuning, drwa, rtac, drw")
+                write!(f, "unknown controller {:?}; known controllers: none, static, autotuning, drwa, rtac, drw", clip(name))
             }
             ControllerError::UnknownParam { controller, key, known: [] } => {
-                write!(f, "controller {controller} takes no parameters, got {key:?}")
+                write!(f, "controller {controller} takes no parameters, got {:?}", clip(key))
             }
             ControllerError::UnknownParam { controller, key, known } => {
-                write!(f, "controller {controller} has no parameter {key:?}; its parameters: {}", known.join(", "))
+                write!(f, "controller {controller} has no parameter {:?}; its parameters: {}", clip(key), known.join(", "))
             }
             ControllerError::BadValue { controller, key, value, expected } => {
                 write!(f, "controller {controller}: parameter {key}={value:?} is invalid: expected {expected}")
             }
-            ControllerError::DuplicateParam(key) => write!(f, "parameter {key:?} given twice"),
-            ControllerError::Malformed(item) => write!(f, "parameter {item:?} is not of the form key=value"),
+            ControllerError::DuplicateParam(key) => write!(f, "parameter {:?} given twice", clip(key)),
+            ControllerError::Malformed(item) => write!(f, "parameter {:?} is not of the form key=value", clip(item)),
         }
     }
 }

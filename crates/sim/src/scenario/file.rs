@@ -36,6 +36,7 @@
 //! bytes = "64KB"                # optional, > 0: a finite transfer
 //! ```
 
+use super::input::{echo, echo_cut, echo_path};
 use super::{
     blockage_profile, Blockage, BlockageKind, ControllerChoice, FlowSpec, LinkSpec, Scenario, Scheduler, Service,
 };
@@ -65,12 +66,19 @@ pub enum ScenarioError {
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ScenarioError::Io { path, error } => write!(f, "{}: cannot read the scenario: {error}", path.display()),
-            ScenarioError::Syntax { origin, line, column, message } => {
-                write!(f, "{origin}:{line}:{column}: invalid TOML: {message}")
+            ScenarioError::Io { path, error } => {
+                let cause = error.to_string();
+                write!(f, "{}: cannot read the scenario: {}", echo_path(path), echo(&cause))
             }
-            ScenarioError::Field { origin, field, message } if field.is_empty() => write!(f, "{origin}: {message}"),
-            ScenarioError::Field { origin, field, message } => write!(f, "{origin}: {field}: {message}"),
+            ScenarioError::Syntax { origin, line, column, message } => {
+                write!(f, "{}:{line}:{column}: invalid TOML: {message}", echo(origin))
+            }
+            ScenarioError::Field { origin, field, message } if field.is_empty() => {
+                write!(f, "{}: {}", echo(origin), echo_cut(message, MAX_MESSAGE))
+            }
+            ScenarioError::Field { origin, field, message } => {
+                write!(f, "{}: {}: {}", echo(origin), echo(field), echo_cut(message, MAX_MESSAGE))
+            }
         }
     }
 }
@@ -610,11 +618,11 @@ impl Reader<'_> {
             Some(dir) if Path::new(file).is_relative() => dir.join(file),
             _ => PathBuf::from(file),
         };
-        let cannot = |e: &dyn fmt::Display| self.err(field, format!("cannot read trace {}: {e}", path.display()));
+        let cannot = |e: &dyn fmt::Display| self.err(field, format!("cannot read trace {}: {e}", echo_path(&path)));
         let bytes = super::input::read_bounded(&path, super::input::MAX_TRACE_BYTES, "a trace")
             .map_err(|e| cannot(&e))?;
         let text = String::from_utf8(bytes).map_err(|_| cannot(&"the file is not UTF-8 text"))?;
-        parse_mahimahi(&text).map_err(|e| self.err(field, format!("{}: {e}", path.display())))
+        parse_mahimahi(&text).map_err(|e| self.err(field, format!("{}: {e}", echo_path(&path))))
     }
 
     /// `channel = [["0s", "2gbit"], ["1s", "200mbit"], ...]`: rate steps.

@@ -1,4 +1,5 @@
-//! Reading a file that the user named: a scenario, a sweep file, a trace.
+//! Reading a file that the user named (a scenario, a sweep file, a
+//! trace), and quoting what the user gave in messages (`echo`).
 //!
 //! Only regular files are read. The file is opened with `O_NONBLOCK`, so
 //! that a FIFO with no writer cannot hold the open, and its type is checked
@@ -102,9 +103,42 @@ pub fn read_bounded(path: &Path, max: u64, what: &str) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The most characters of one input (a path, an argument) that a message
+/// quotes.
+pub const ECHO_CHARS: usize = 120;
+
+/// `s` for a message: whole up to `ECHO_CHARS` characters, otherwise its
+/// first `ECHO_CHARS` characters and its length, `abc... (102400 bytes)`,
+/// so that a message stays short however long the input.
+pub fn echo(s: &str) -> String {
+    echo_cut(s, ECHO_CHARS)
+}
+
+/// `s` whole up to `max` characters, otherwise cut as `echo` cuts it.
+pub fn echo_cut(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}... ({} bytes)", &s[..i], s.len()),
+    }
+}
+
+/// A path for a message, cut as `echo` cuts.
+pub fn echo_path(p: &Path) -> String {
+    echo(&p.display().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_input_is_echoed_cut_with_its_length() {
+        assert_eq!(echo("short"), "short");
+        let long = "é".repeat(50_000);
+        let e = echo(&long);
+        assert_eq!(e, format!("{}... (100000 bytes)", "é".repeat(ECHO_CHARS)));
+        assert_eq!(echo(&"a".repeat(ECHO_CHARS)), "a".repeat(ECHO_CHARS));
+    }
 
     #[test]
     fn regular_files_are_read_and_bounded() {

@@ -9,7 +9,11 @@
 //! program's buffers, return values or errno.
 //!
 //! Without RTAC_CONTROLLER in the environment the shim is off and each
-//! hook is the real call plus one atomic load.
+//! hook is the real call plus one atomic load. It is off too, without
+//! reading the environment, in a process in secure-execution mode
+//! (getauxval(AT_SECURE): setuid, setgid or file capabilities), should the
+//! library get there (linked in, or loaded from a system directory); see
+//! docs/SECURITY.md.
 
 #![allow(clippy::missing_safety_doc)] // every hook has the contract of the libc function it replaces
 

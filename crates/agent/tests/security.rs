@@ -288,7 +288,8 @@ fn rtac_run_names_setuid_when_the_loader_drops_the_shim() {
     std::os::unix::fs::chown(&prog, Some(NOBODY), Some(NOBODY)).unwrap();
     std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o4755)).unwrap();
     let (port, srv) = server(1);
-    let out = output_within(rtac_run(&[], &[prog.to_str().unwrap(), &port.to_string()]), "rtac run on a setuid program");
+    let out =
+        output_within(rtac_run(&[], &[prog.to_str().unwrap(), &port.to_string()]), "rtac run on a setuid program");
     srv.join().unwrap();
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stderr}");
@@ -299,7 +300,10 @@ fn rtac_run_names_setuid_when_the_loader_drops_the_shim() {
         stderr.contains("no TCP receive socket was controlled") && stderr.matches("setuid").count() >= 2,
         "the closing warning does not name setuid: {stderr}"
     );
-    assert_eq!(rtac_agent::run::secure_execution_reason(prog.to_str().unwrap()).as_deref(), Some("is setuid (owner uid 65534)"));
+    assert_eq!(
+        rtac_agent::run::secure_execution_reason(prog.to_str().unwrap()).as_deref(),
+        Some("is setuid (owner uid 65534)")
+    );
     // Not setuid: no such reason.
     std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(rtac_agent::run::secure_execution_reason(prog.to_str().unwrap()), None);

@@ -97,7 +97,8 @@ fn open_outputs(cfg: &Config) -> Result<Outputs, EmuError> {
         None => String::new(),
     };
     if let Some(dir) = &cfg.log {
-        let fail = |what: String, e: std::io::Error| EmuError::Io(format!("--log {}: {what}: {e}{whose}", dir.display()));
+        let fail =
+            |what: String, e: std::io::Error| EmuError::Io(format!("--log {}: {what}: {e}{whose}", dir.display()));
         std::fs::create_dir_all(dir).map_err(|e| fail("cannot create the directory".into(), e))?;
         let d = safefs::open_dir(dir).map_err(|e| fail("cannot open the directory".into(), e))?;
         let open = |name: &str| {
@@ -124,7 +125,13 @@ struct Threads {
     origin: Instant,
 }
 
-fn log_writer(cfg: &Config, name: &str, spec: &DirectionSpec, file: Option<File>, origin: Instant) -> Option<LogWriter> {
+fn log_writer(
+    cfg: &Config,
+    name: &str,
+    spec: &DirectionSpec,
+    file: Option<File>,
+    origin: Instant,
+) -> Option<LogWriter> {
     let file = file?;
     let mut w = LogWriter::new(Box::new(file), origin);
     let (from, to) = if name == "down" { ("server", "client") } else { ("client", "server") };

@@ -160,12 +160,11 @@ fn the_sudo_users_logs_are_created_as_theirs() {
     let user = user_dir(&d);
     let log = user.join("new").join("run");
     let stats = user.join("stats.json");
-    let out = emu(
-        &["--log", log.to_str().unwrap(), "--stats", stats.to_str().unwrap(), "--server", "true"],
-        Some(NOBODY),
-    );
+    let out =
+        emu(&["--log", log.to_str().unwrap(), "--stats", stats.to_str().unwrap(), "--server", "true"], Some(NOBODY));
     assert!(out.status.success(), "{}", stderr(&out));
-    for p in [user.join("new"), log.clone(), log.join("down.log"), log.join("up.log"), log.join("server.log"), stats.clone()]
+    for p in
+        [user.join("new"), log.clone(), log.join("down.log"), log.join("up.log"), log.join("server.log"), stats.clone()]
     {
         let m = std::fs::symlink_metadata(&p).unwrap();
         assert_eq!((m.uid(), m.gid()), (NOBODY, NOBODY), "{} is not the sudo user's", p.display());

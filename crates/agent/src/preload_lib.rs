@@ -12,7 +12,8 @@
 //! O_NOFOLLOW, so nothing at a predictable path is written or followed.
 //! The program and every process it starts load it from there (a path, not
 //! an inherited descriptor, so programs that close their descriptors
-//! before exec keep it); both are removed when `rtac` exits (atexit).
+//! before exec keep it); both are removed when `rtac` exits (atexit; an
+//! `rtac` killed by SIGKILL leaves them to the temporary directory's cleaner).
 
 use crate::run::{find_preload, preload_candidates, ENV_PRELOAD, PRELOAD_NAME};
 use rtac_live::AgentError;

@@ -154,9 +154,16 @@ pub struct Competitor {
 }
 
 impl Network {
-    /// Base RTT: twice the one-way propagation delay.
+    /// Base RTT: twice the one-way propagation delay, plus the mean
+    /// delay the channel adds to a packet without any queue (half a slot,
+    /// retransmissions, access and drift: `ChannelSpec::mean_extra`), which
+    /// no receiver can remove: the no-queue RTT.
     pub fn base_rtt_ms(&self) -> f64 {
-        2.0 * self.delay_us as f64 / 1e3
+        let extra = self
+            .channel
+            .and_then(|c| rtac_netmodel::ChannelSpec::parse(c).ok())
+            .map_or(0.0, |c| c.mean_extra().as_secs_f64() * 1e3);
+        2.0 * self.delay_us as f64 / 1e3 + extra
     }
 
     /// A one-line description for tables.

@@ -3,12 +3,17 @@
 //!
 //! - Single flow (fixed, jitter, trace, loss): throughput at least 0.9 of
 //!   the baseline's, and mean RTT at most max(0.5 x the baseline's,
-//!   1.6 x the base RTT). The first bound says the window may not cost
-//!   throughput; the second, that it must remove at least half of the
+//!   1.6 x the base RTT). The base RTT is the no-queue RTT: propagation
+//!   and, on a wireless channel, its mean extra delay
+//!   (`Network::base_rtt_ms`). The first bound says the window may not
+//!   cost throughput; the second, that it must remove at least half of the
 //!   queue the baseline keeps, unless the RTT is already within 60 % of the
-//!   path's own (where there was little bloat to fix). Catastrophic:
-//!   throughput under 0.5 of the baseline's, or an RTT above 1.1 x the
-//!   baseline's (worse than doing nothing).
+//!   path's own (where there was little bloat to fix). Catastrophic: a
+//!   failing case with throughput under 0.5 of the baseline's, or an RTT
+//!   above 1.1 x the baseline's (worse than doing nothing). A passing case
+//!   is never catastrophic: a baseline held by its 16 MB buffer on a long
+//!   fat path keeps no queue, and a receiver that fills the path at up to
+//!   1.6 x the base RTT does better, not worse.
 //! - No bloat to fix (aqm, bbr): throughput at least 0.95 of the
 //!   baseline's; the queue is bounded by the router or the sender already.
 //! - Shared queue: the receiver's throughput over the competitor's at
@@ -78,7 +83,7 @@ pub fn judge(net: &Network, m: &Measure, base: &Measure) -> Verdict {
     match net.category {
         Category::Fixed | Category::Jitter | Category::Trace | Category::Loss => {
             v.pass = thr_ratio >= 0.9 && m.rtt_ms <= (0.5 * base.rtt_ms).max(1.6 * base_rtt);
-            v.catastrophic = thr_ratio < 0.5 || rtt_ratio > 1.1;
+            v.catastrophic = !v.pass && (thr_ratio < 0.5 || rtt_ratio > 1.1);
         }
         Category::Aqm | Category::Bbr => v.pass = thr_ratio >= 0.95,
         Category::Shared => {

@@ -40,7 +40,10 @@ fn draws_are_a_function_of_seed_and_index_and_stay_in_their_ranges() {
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
         assert_eq!(a.category, cats[(i % 8) as usize]);
         seen.insert(a.category);
-        let rtt = a.base_rtt_ms();
+        let rtt = 2.0 * a.delay_us as f64 / 1e3;
+        if a.channel.is_some() {
+            assert!(a.base_rtt_ms() > rtt + 1.0, "the channel's mean extra delay is part of the no-queue RTT");
+        }
         match &a.service {
             LinkService::Rate(bps) => {
                 assert!((1e6..=1e9).contains(bps), "{bps}");

@@ -70,7 +70,7 @@ impl Category {
             Category::Loss => "as fixed, with 0.01-1 % random loss",
             Category::Aqm => "as fixed, behind codel, fq_codel or pie (limit 2-16 BDP)",
             Category::Bbr => "as fixed, with a BBR sender",
-            Category::Shared => "as fixed (at most 16 BDP), the receiver beside a CUBIC or BBR download to a Linux receiver in one queue; the later flow starts 2-15 s after the first",
+            Category::Shared => "as fixed, the receiver beside a CUBIC or BBR download to a Linux receiver in one queue; the later flow starts 2-15 s after the first",
             Category::Multi => "as fixed, 2-6 CUBIC connections of the receiver in one queue",
         }
     }

@@ -34,7 +34,16 @@ pub struct Staging {
     /// staging directory itself becomes `dir`.
     existed: bool,
     files: Vec<String>,
+    /// `STAGING_LOCK` in the staging directory, locked while this process
+    /// writes there: a directory whose lock can be taken and whose process
+    /// is gone was left by a run that was killed, and is removed.
+    _lock: File,
 }
+
+/// Staging directories are named `.rtac-out-PID` inside `DIR`, or
+/// `.NAME.rtac-out-PID` beside it.
+const STAGING_TAG: &str = ".rtac-out-";
+const STAGING_LOCK: &str = ".rtac-out.lock";
 
 fn io_err(path: &Path, what: &str, e: std::io::Error) -> String {
     format!("cannot {what} {}: {e}", path.display())
@@ -55,12 +64,17 @@ impl Staging {
                 return Err(format!("--out {}: {f} exists and is not a regular file", dir.display()));
             }
         }
-        let tag = format!(".rtac-out-{}", std::process::id());
+        let tag = format!("{STAGING_TAG}{}", std::process::id());
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        // Both places a killed run may have left its staging directory.
+        remove_stale_staging(parent, &format!(".{name}{STAGING_TAG}"));
+        if existed {
+            remove_stale_staging(dir, STAGING_TAG);
+        }
         let staging = if existed {
             dir.join(tag)
         } else {
-            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-            let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("--out {}: cannot create {}: {e}", dir.display(), parent.display()))?;
             parent.join(format!(".{name}{tag}"))
@@ -68,7 +82,11 @@ impl Staging {
         let _ = std::fs::remove_dir_all(&staging);
         std::fs::create_dir(&staging)
             .map_err(|e| format!("--out {}: cannot create the directory {}: {e}", dir.display(), staging.display()))?;
-        Ok(Staging { dir: dir.to_path_buf(), staging, existed, files })
+        let lock_path = staging.join(STAGING_LOCK);
+        let lock = rtac_sweep::out::open_nofollow(&lock_path, std::fs::OpenOptions::new().write(true).create_new(true))
+            .and_then(|f| rtac_sweep::out::try_lock(&f).map(|_| f))
+            .map_err(|e| format!("--out {}: cannot create {}: {e}", dir.display(), lock_path.display()))?;
+        Ok(Staging { dir: dir.to_path_buf(), staging, existed, files, _lock: lock })
     }
 
     /// Where file `name` is being written.
@@ -77,17 +95,75 @@ impl Staging {
     }
 
     /// Moves every file into place; on failure nothing new is visible.
+    /// In a `DIR` that held an earlier run's output, the per-run CSV files
+    /// that the earlier `summary.json` listed and this run did not write
+    /// are removed, so that every CSV file beside the summary is one of its
+    /// runs. Other files are kept.
     pub fn commit(mut self) -> Result<(), String> {
         if !self.existed {
+            // The lock file goes first: the directory becomes `DIR`. The
+            // lock itself stays held through the open descriptor.
+            let _ = std::fs::remove_file(self.staging.join(STAGING_LOCK));
             std::fs::rename(&self.staging, &self.dir).map_err(|e| io_err(&self.dir, "create", e))?;
             self.files.clear();
             return Ok(());
         }
-        for f in std::mem::take(&mut self.files) {
-            let to = self.dir.join(&f);
-            std::fs::rename(self.staging.join(&f), &to).map_err(|e| io_err(&to, "write", e))?;
+        let earlier = earlier_run_files(&self.dir);
+        for f in &self.files {
+            let to = self.dir.join(f);
+            std::fs::rename(self.staging.join(f), &to).map_err(|e| io_err(&to, "write", e))?;
         }
+        for f in earlier.iter().filter(|f| !self.files.contains(f)) {
+            let p = self.dir.join(f);
+            if p.symlink_metadata().is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(&p).map_err(|e| io_err(&p, "remove the earlier run's", e))?;
+            }
+        }
+        self.files.clear();
         Ok(())
+    }
+}
+
+/// The per-run CSV files that `dir/summary.json`, written by an earlier
+/// run, lists; none if it is missing or unreadable.
+fn earlier_run_files(dir: &Path) -> Vec<String> {
+    const MAX_SUMMARY: u64 = 64 << 20;
+    let Ok(bytes) = rtac_sim::scenario::input::read_bounded(&dir.join("summary.json"), MAX_SUMMARY, "a summary") else {
+        return Vec::new();
+    };
+    let Ok(summary) = serde_json::from_slice::<Value>(&bytes) else { return Vec::new() };
+    let runs = summary.get("runs").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    runs.iter().filter_map(|r| r.get("label")?.as_str()).flat_map(run_files).collect()
+}
+
+/// Removes the staging directories named `PREFIX<pid>` in `parent` that a
+/// killed run left: only those that hold this program's lock file, whose
+/// lock can be taken (no process writes there) and whose process is gone.
+/// Errors leave a directory where it is.
+fn remove_stale_staging(parent: &Path, prefix: &str) {
+    // Whether a process is alive is read from /proc; without it, nothing
+    // is known to be stale.
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(prefix)).and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        let path = entry.path();
+        let is_dir = path.symlink_metadata().is_ok_and(|m| m.is_dir());
+        if !is_dir || pid == std::process::id() || Path::new("/proc").join(pid.to_string()).exists() {
+            continue;
+        }
+        let Ok(lock) = rtac_sweep::out::open_nofollow(&path.join(STAGING_LOCK), std::fs::OpenOptions::new().read(true))
+        else {
+            continue;
+        };
+        if rtac_sweep::out::try_lock(&lock).unwrap_or(false) {
+            let _ = std::fs::remove_dir_all(&path);
+        }
     }
 }
 

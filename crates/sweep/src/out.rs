@@ -33,7 +33,7 @@ pub struct DirLock {
 /// Opens `path` without following a symlink and without blocking, and
 /// checks that it is a regular file; created (mode 0644) if `options` say
 /// so.
-fn open_nofollow(path: &Path, options: &mut std::fs::OpenOptions) -> std::io::Result<std::fs::File> {
+pub fn open_nofollow(path: &Path, options: &mut std::fs::OpenOptions) -> std::io::Result<std::fs::File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -55,31 +55,40 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, SweepError> {
     let path = dir.join(LOCK_FILE);
     let mut file = open_nofollow(&path, std::fs::OpenOptions::new().read(true).write(true).create(true))
         .map_err(|e| fail(path.clone(), format!("cannot open the lock file: {e}")))?;
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsRawFd;
-        // SAFETY: flock on a descriptor that `file` owns, for as long as it
-        // lives.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(fail(path, format!("cannot lock: {e}")));
-            }
-            let mut pid = String::new();
-            let _ = (&file).take(32).read_to_string(&mut pid);
-            let holder = match pid.trim().parse::<u32>() {
-                Ok(p) => format!("another sweep (process {p})"),
-                Err(_) => "another sweep".to_string(),
-            };
-            return Err(fail(
-                dir.to_path_buf(),
-                format!("{holder} is writing to this directory; wait for it to finish or use another output directory"),
-            ));
-        }
+    if !try_lock(&file).map_err(|e| fail(path.clone(), format!("cannot lock: {e}")))? {
+        let mut pid = String::new();
+        let _ = (&file).take(32).read_to_string(&mut pid);
+        let holder = match pid.trim().parse::<u32>() {
+            Ok(p) => format!("another sweep (process {p})"),
+            Err(_) => "another sweep".to_string(),
+        };
+        return Err(fail(
+            dir.to_path_buf(),
+            format!("{holder} is writing to this directory; wait for it to finish or use another output directory"),
+        ));
     }
     // Best effort: the pid only makes the message above more helpful.
     let _ = file.set_len(0).and_then(|()| writeln!(file, "{}", std::process::id()));
     Ok(DirLock { _file: file })
+}
+
+/// Takes an exclusive `flock` on `file` without waiting: `Ok(false)` if
+/// another open file holds it. The lock lasts while `file` is open, and
+/// goes with the process however it ends (`rtac sim --out` locks its
+/// staging directories this way too).
+pub fn try_lock(file: &std::fs::File) -> std::io::Result<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor that `file` owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return if e.raw_os_error() == Some(libc::EWOULDBLOCK) { Ok(false) } else { Err(e) };
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(true)
 }
 
 /// Locks `dir` (`lock_dir`), then prepares it for `plan` (`prepare_dir`).

@@ -146,17 +146,15 @@ impl Link {
                 station_of = vec![u32::MAX; channels.len()];
                 // UEs in order of their first flow; a UE's channel is its
                 // first flow's.
-                let mut ues: Vec<u64> = Vec::new();
+                // UE -> station, looked up only (100,000 UEs are not
+                // searched one by one).
+                let mut ues: std::collections::BTreeMap<u64, usize> = std::collections::BTreeMap::new();
                 for &(f, ue) in users {
-                    let s = match ues.iter().position(|&u| u == ue) {
-                        Some(s) => s,
-                        None => {
-                            ues.push(ue);
-                            let queue = spec.queue.build(rng.next_u64());
-                            stations.push(Station::new(queue, server(channels[f as usize]), channel()));
-                            ues.len() - 1
-                        }
-                    };
+                    let s = *ues.entry(ue).or_insert_with(|| {
+                        let queue = spec.queue.build(rng.next_u64());
+                        stations.push(Station::new(queue, server(channels[f as usize]), channel()));
+                        stations.len() - 1
+                    });
                     station_of[f as usize] = s as u32;
                 }
             }

@@ -314,3 +314,177 @@ fn statistics_without_samples_are_null_and_absurd_settings_warn() {
         assert!(flows[1][k].is_null(), "{k}: {}", flows[1][k]);
     }
 }
+
+/// Runs `rtac args` and waits at most a minute for it: a command that
+/// blocks (on a FIFO, say) is killed and fails the test.
+fn rtac_within_a_minute(args: &[&str]) -> Output {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rtac"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the rtac binary runs");
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    let o = child.wait_with_output().unwrap();
+    panic!("rtac {args:?} did not end within a minute; stderr: {}", stderr(&o));
+}
+
+fn mkfifo(path: &Path) {
+    let o = Command::new("mkfifo").arg(path).output().expect("mkfifo runs");
+    assert!(o.status.success(), "mkfifo: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn a_fifo_or_a_device_as_scenario_or_trace_is_refused_at_once() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("pipe");
+    mkfifo(&fifo);
+    let e = bad_input(&rtac_within_a_minute(&["sim", fifo.to_str().unwrap()]));
+    assert!(e.contains("pipe: cannot read the scenario: is a FIFO (named pipe), not a regular file"), "{e}");
+    let on_fifo = write_scenario(&dir, "t.toml", &SMALL.replace("rate = \"10mbit\"", "trace = \"pipe\""));
+    let e = bad_input(&rtac_within_a_minute(&["sim", on_fifo.to_str().unwrap()]));
+    assert!(e.contains("t.toml: link[0].trace: cannot read trace") && e.contains("pipe: is a FIFO"), "{e}");
+    let on_zero = write_scenario(&dir, "z.toml", &SMALL.replace("rate = \"10mbit\"", "trace = \"/dev/zero\""));
+    let e = bad_input(&rtac_within_a_minute(&["sim", on_zero.to_str().unwrap()]));
+    assert!(e.contains("trace /dev/zero: is a character device, not a regular file"), "{e}");
+    // A sweep naming a FIFO as its scenario.
+    let sweep = write_scenario(&dir, "sweep.toml", "scenario = \"pipe\"\n");
+    let out = dir.join("out");
+    let e = bad_input(&rtac_within_a_minute(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(e.contains("pipe: cannot read the scenario: is a FIFO"), "{e}");
+}
+
+#[test]
+fn a_long_input_is_echoed_cut_with_its_length() {
+    let dir = temp_dir("echo");
+    let long = "y".repeat(100_000);
+    for args in [
+        vec!["sim".to_string(), "-c".to_string(), long.clone()],
+        vec!["sim".to_string(), "-c".to_string(), format!("rtac:k={long}")],
+        vec!["sim".to_string(), "-c".to_string(), format!("rtac:{long}=1")],
+        vec!["sim".to_string(), "-p".to_string(), format!("rtac.k={long}")],
+        vec!["sim".to_string(), long.clone()],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let e = bad_input(&rtac(&args));
+        assert!(e.len() < 2000 && e.contains(" bytes)"), "{} bytes: {}", e.len(), &e[..e.len().min(3000)]);
+    }
+    let sweep = write_scenario(&dir, "sweep.toml", &format!("scenario = \"{long}\"\n"));
+    let out = dir.join("out");
+    let e = bad_input(&rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(e.len() < 2000 && e.contains("yyy... (1000"), "{} bytes: {}", e.len(), &e[..e.len().min(3000)]);
+}
+
+#[test]
+fn per_flow_fq_codel_with_100000_flows_runs_in_bounded_memory() {
+    // Each user's queue has 1024 buckets: made up front, 100,000 queues
+    // would take about 10 GB; under a 4 GiB address space the run must
+    // still finish.
+    let dir = temp_dir("fq-codel-many");
+    let path = write_scenario(
+        &dir,
+        "many.toml",
+        "duration = \"1us\"\ncontrollers = [\"none\"]\n[[link]]\nrate = \"100mbit\"\nqueue = \"fq_codel\"\n\
+         per_flow = \"rr\"\n[[flow]]\ncount = 100000\n",
+    );
+    let bin = env!("CARGO_BIN_EXE_rtac");
+    let script = format!("ulimit -v 4194304 && exec '{bin}' sim '{}' --threads 1", path.display());
+    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert!(o.status.success(), "{:?}: {}", o.status, stderr(&o));
+    assert!(stdout(&o).contains("none"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_killed_out_run_leaves_a_staging_directory_that_the_next_run_removes() {
+    let dir = temp_dir("stale-staging");
+    let path = write_scenario(&dir, "small.toml", SMALL);
+    let long = write_scenario(&dir, "long.toml", &SMALL.replace("duration = \"3s\"", "duration = \"3600s\""));
+    let out = dir.join("res");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rtac"))
+        .args(["sim", long.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "1"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let staging = dir.join(format!(".res.rtac-out-{}", child.id()));
+    // Wait (at most a minute) for the run to write its time series.
+    let csv = staging.join("rtac-flows.csv");
+    for _ in 0..600 {
+        if csv.metadata().is_ok_and(|m| m.len() > 0) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(csv.exists(), "the killed run left {}", staging.display());
+    // A directory of the same pattern that this program did not make (no
+    // lock file in it) is not touched.
+    let foreign = dir.join(".res.rtac-out-4000000");
+    std::fs::create_dir_all(&foreign).unwrap();
+    ok(rtac(&["sim", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "-c", "none", "-c", "rtac"]));
+    assert!(!staging.exists(), "{} is left", staging.display());
+    assert!(foreign.exists());
+    // A rerun with fewer runs leaves only its own runs' files beside its
+    // summary; files that no summary listed stay.
+    std::fs::write(out.join("notes.csv"), "mine").unwrap();
+    ok(rtac(&["sim", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "-c", "none"]));
+    let mut names: Vec<_> =
+        std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["none-flows.csv", "none-links.csv", "notes.csv", "summary.json"]);
+}
+
+const SWEEP_SMALL: &str = "scenario = \"small.toml\"\nseeds = [1, 2]\n";
+
+#[test]
+fn a_second_sweep_on_one_directory_is_refused_naming_the_first() {
+    let dir = temp_dir("sweep-lock");
+    write_scenario(&dir, "small.toml", &SMALL.replace("duration = \"3s\"", "duration = \"3600s\""));
+    let sweep = write_scenario(&dir, "sweep.toml", SWEEP_SMALL);
+    let out = dir.join("out");
+    let mut first = Command::new(env!("CARGO_BIN_EXE_rtac"))
+        .args(["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "1"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait (at most a minute) until the first sweep holds the directory.
+    let lock = out.join(".rtac-sweep.lock");
+    let pid = first.id().to_string();
+    for _ in 0..600 {
+        if std::fs::read_to_string(&lock).is_ok_and(|t| t.trim() == pid) && out.join("runs.csv").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let second = rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let e = bad_input(&second);
+    assert!(e.contains(&format!("out: another sweep (process {pid}) is writing to this directory")), "{e}");
+}
+
+#[test]
+fn a_sweep_resumes_after_an_empty_scenario_file_and_with_a_line_break_in_a_grid_value() {
+    let dir = temp_dir("sweep-resume");
+    write_scenario(&dir, "small.toml", SMALL);
+    let sweep = write_scenario(
+        &dir,
+        "sweep.toml",
+        &format!("{SWEEP_SMALL}[grid]\ndescription = [\"two\\nlines\", \"a \\\"quote\\\", a comma\"]\n"),
+    );
+    let out = dir.join("out");
+    // What a full disk leaves: an empty scenario.toml, no runs.
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("scenario.toml"), "").unwrap();
+    let o = ok(rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(stderr(&o).contains("8 runs (2 grid points), 0 already in"), "{}", stderr(&o));
+    let o = ok(rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(stderr(&o).contains("8 runs (2 grid points), 8 already in"), "{}", stderr(&o));
+}

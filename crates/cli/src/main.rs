@@ -267,7 +267,9 @@ fn sim(args: &SimArgs) -> Result<(), Failure> {
 fn controller_list(specs: &[String], mss: u32) -> Result<Vec<ControllerChoice>, Failure> {
     let mut out: Vec<ControllerChoice> = Vec::with_capacity(specs.len());
     for spec in specs {
-        let bad = |e: &dyn std::fmt::Display| Failure::input(format!("--controller {:?}: {}", echo(spec), echo_cut(&e.to_string(), 600)));
+        let bad = |e: &dyn std::fmt::Display| {
+            Failure::input(format!("--controller {:?}: {}", echo(spec), echo_cut(&e.to_string(), 600)))
+        };
         let (name, rest) = spec.split_once(':').unwrap_or((spec.as_str(), ""));
         let kind: ControllerKind = name.trim().parse().map_err(|e| bad(&e))?;
         let params = Params::parse_list(rest).map_err(|e| bad(&e))?;

@@ -115,9 +115,8 @@ pub fn prepare_dir(dir: &Path, plan: &Plan) -> Result<(), SweepError> {
     let fail = |path: PathBuf, message: String| SweepError::Output { path, message };
     create_dir(dir)?;
     let file = dir.join(SCENARIO_FILE);
-    let write = || {
-        write_atomic(&file, plan.document.as_bytes()).map_err(|e| fail(file.clone(), format!("cannot write: {e}")))
-    };
+    let write =
+        || write_atomic(&file, plan.document.as_bytes()).map_err(|e| fail(file.clone(), format!("cannot write: {e}")));
     match read_bounded(&file, MAX_SCENARIO_BYTES, "a scenario file") {
         Ok(old) if old == plan.document.as_bytes() => Ok(()),
         Ok(old) if !is_toml(&old) && !holds_runs(dir).map_err(|e| fail(dir.to_path_buf(), e))? => write(),

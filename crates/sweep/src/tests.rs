@@ -191,7 +191,10 @@ fn a_second_writer_of_one_directory_is_refused_until_the_first_is_done() {
     // process conflicts just as another process would.
     let e = out::open_dir(&dir, &p).unwrap_err().to_string();
     let me = std::process::id();
-    assert!(e.contains(&format!("rtac-sweep-lock-{me}: another sweep (process {me}) is writing to this directory")), "{e}");
+    assert!(
+        e.contains(&format!("rtac-sweep-lock-{me}: another sweep (process {me}) is writing to this directory")),
+        "{e}"
+    );
     drop(first);
     let again = out::open_dir(&dir, &p).unwrap();
     drop(again);
@@ -212,7 +215,8 @@ fn an_empty_or_cut_scenario_file_without_runs_is_written_anew() {
         assert_eq!(std::fs::read_to_string(&scenario).unwrap(), p.document);
     }
     // No temporary file is left beside it.
-    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
     // With a run in runs.csv, a cut scenario.toml is kept and refused.
     std::fs::write(&scenario, "").unwrap();

@@ -245,13 +245,22 @@ impl fmt::Display for ControllerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ControllerError::UnknownController(name) => {
-                write!(f, "unknown controller {:?}; known controllers: none, static, autotuning, drwa, rtac, drw", clip(name))
+                write!(
+                    f,
+                    "unknown controller {:?}; known controllers: none, static, autotuning, drwa, rtac, drw",
+                    clip(name)
+                )
             }
             ControllerError::UnknownParam { controller, key, known: [] } => {
                 write!(f, "controller {controller} takes no parameters, got {:?}", clip(key))
             }
             ControllerError::UnknownParam { controller, key, known } => {
-                write!(f, "controller {controller} has no parameter {:?}; its parameters: {}", clip(key), known.join(", "))
+                write!(
+                    f,
+                    "controller {controller} has no parameter {:?}; its parameters: {}",
+                    clip(key),
+                    known.join(", ")
+                )
             }
             ControllerError::BadValue { controller, key, value, expected } => {
                 write!(f, "controller {controller}: parameter {key}={value:?} is invalid: expected {expected}")

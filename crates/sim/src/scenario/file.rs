@@ -619,8 +619,8 @@ impl Reader<'_> {
             _ => PathBuf::from(file),
         };
         let cannot = |e: &dyn fmt::Display| self.err(field, format!("cannot read trace {}: {e}", echo_path(&path)));
-        let bytes = super::input::read_bounded(&path, super::input::MAX_TRACE_BYTES, "a trace")
-            .map_err(|e| cannot(&e))?;
+        let bytes =
+            super::input::read_bounded(&path, super::input::MAX_TRACE_BYTES, "a trace").map_err(|e| cannot(&e))?;
         let text = String::from_utf8(bytes).map_err(|_| cannot(&"the file is not UTF-8 text"))?;
         parse_mahimahi(&text).map_err(|e| self.err(field, format!("{}: {e}", echo_path(&path))))
     }

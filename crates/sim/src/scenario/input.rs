@@ -70,11 +70,8 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         let what = kind(&meta);
-        let message = if what == "not a regular file" {
-            what.to_string()
-        } else {
-            format!("is {what}, not a regular file")
-        };
+        let message =
+            if what == "not a regular file" { what.to_string() } else { format!("is {what}, not a regular file") };
         return Err(io::Error::new(io::ErrorKind::InvalidInput, message));
     }
     Ok(file)

@@ -426,7 +426,10 @@ fn dev_zero_as_trace_or_scenario_is_refused_without_reading() {
     let scenario = dir.join("s.toml");
     std::fs::write(&scenario, SMALL.replace("rate = \"10mbit\"", "trace = \"/dev/zero\"")).unwrap();
     let e = load_error_within_a_minute(&scenario);
-    assert!(e.ends_with("link[0].trace: cannot read trace /dev/zero: is a character device, not a regular file"), "{e}");
+    assert!(
+        e.ends_with("link[0].trace: cannot read trace /dev/zero: is a character device, not a regular file"),
+        "{e}"
+    );
     let e = load_error_within_a_minute(Path::new("/dev/zero"));
     assert!(e.ends_with("/dev/zero: cannot read the scenario: is a character device, not a regular file"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -440,6 +443,9 @@ fn a_scenario_file_over_the_bound_is_refused_naming_the_bound() {
     // Sparse: the length is what is checked, before any read.
     f.set_len(super::super::input::MAX_SCENARIO_BYTES + 1).unwrap();
     let e = load_error_within_a_minute(&big);
-    assert!(e.ends_with("big.toml: cannot read the scenario: is larger than 16 MB, the most a scenario file may hold"), "{e}");
+    assert!(
+        e.ends_with("big.toml: cannot read the scenario: is larger than 16 MB, the most a scenario file may hold"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -275,7 +275,9 @@ impl Census {
 
     fn check_indices(&self, indices: &[u64]) -> PyResult<()> {
         match indices.iter().find(|&&i| i >= self.settings.n) {
-            Some(bad) => Err(PyValueError::new_err(format!("network {bad}: the census has {} networks", self.settings.n))),
+            Some(bad) => {
+                Err(PyValueError::new_err(format!("network {bad}: the census has {} networks", self.settings.n)))
+            }
             None => Ok(()),
         }
     }
@@ -300,13 +302,16 @@ impl Census {
         use rtac_census::CensusError as E;
         let specs =
             controllers.unwrap_or_else(|| rtac_census::DEFAULT_RECEIVERS.iter().map(|s| s.to_string()).collect());
-        let receivers = specs.iter().map(|s| Receiver::parse(s)).collect::<Result<Vec<_>, _>>().map_err(census_error)?;
+        let receivers =
+            specs.iter().map(|s| Receiver::parse(s)).collect::<Result<Vec<_>, _>>().map_err(census_error)?;
         let baseline = Receiver::parse(&baseline).map_err(|e| CensusError::new_err(format!("baseline: {e}")))?;
         let categories = match categories {
             None => Category::ALL.to_vec(),
             Some(names) => names
                 .iter()
-                .map(|c| c.parse::<Category>().map_err(|m| census_error(E::Input { what: "categories".into(), message: m })))
+                .map(|c| {
+                    c.parse::<Category>().map_err(|m| census_error(E::Input { what: "categories".into(), message: m }))
+                })
                 .collect::<PyResult<Vec<_>>>()?,
         };
         let mut pool = Pool::default();

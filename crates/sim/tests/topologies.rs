@@ -86,19 +86,28 @@ fn proportional_fair_gives_equal_channels_equal_shares() {
 
 #[test]
 fn a_bulk_download_follows_a_mahimahi_trace() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let body = r#"
+    // The scenario goes to a directory of its own (the target directory may
+    // be anywhere: CARGO_TARGET_DIR), so the trace is named by its absolute path.
+    let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi/Verizon-LTE-short.down");
+    let body = format!(
+        r#"
         duration = "60s"
         controllers = ["none"]
         [[link]]
-        trace = "../traces/mahimahi/Verizon-LTE-short.down"
+        trace = "{}"
         delay = "20ms"
         queue = "droptail:packets=1000"
         [[flow]]
-        "#;
-    let path = dir.join("target/trace-test.toml");
+        "#,
+        trace.display()
+    );
+    // create_dir, not create_dir_all: a directory (or link) already there is an error, never reused
+    let dir = std::env::temp_dir().join(format!("rtac-topologies-{}", std::process::id()));
+    std::fs::create_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let path = dir.join("trace-test.toml");
     std::fs::write(&path, body).unwrap();
     let sc = load_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
     let r = run(&sc, &sc.controllers[0], &RunOptions::default());
     let avg = sc.links[0].rate.mbps_f64();
     eprintln!(

@@ -129,7 +129,7 @@ impl Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| usage_error(e));
     let result = match cli.command {
         Some(Command::Sim(args)) => sim(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
@@ -149,6 +149,21 @@ fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// Exits on an argument error as clap does, with each line of the message
+/// cut to 300 characters: clap quotes a bad argument whole, however long.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) || !e.use_stderr() {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let mut stderr = std::io::stderr().lock();
+    for line in text.lines() {
+        let _ = writeln!(stderr, "{}", echo_cut(line, 300));
+    }
+    std::process::exit(e.exit_code());
 }
 
 /// The exit status of a command that runs other programs: theirs, or the

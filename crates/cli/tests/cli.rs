@@ -488,3 +488,19 @@ fn a_sweep_resumes_after_an_empty_scenario_file_and_with_a_line_break_in_a_grid_
     let o = ok(rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]));
     assert!(stderr(&o).contains("8 runs (2 grid points), 8 already in"), "{}", stderr(&o));
 }
+
+#[test]
+fn an_argument_error_quotes_a_long_argument_cut() {
+    let long = "y".repeat(100_000);
+    for args in
+        [vec!["sim", "--seed", &long], vec!["sim", "a.toml", &long], vec!["sweep", "s.toml", "--out", "o", &long]]
+    {
+        let o = rtac(&args);
+        assert_eq!(o.status.code(), Some(2), "{}", &stderr(&o)[..300]);
+        let e = stderr(&o);
+        assert!(e.len() < 2000 && e.contains("yyy... (1000"), "{} bytes: {}", e.len(), &e[..e.len().min(3000)]);
+    }
+    // Help and version still go to stdout, whole.
+    let o = ok(rtac(&["sim", "--help"]));
+    assert!(stdout(&o).contains("--max-output"));
+}

@@ -95,7 +95,9 @@
 //!   and the last period whose smoothed RTT was within the band above
 //!   RTT*_m (Copa's "has the queue nearly emptied recently?"). Every RTAC
 //!   receiver on a queue sees that during any one's probe, so they time
-//!   their next probes alike and drain together. A receiver whose own
+//!   their next probes alike and drain together. Periodic probes are at
+//!   least [`PROBE_SPACING_RTTS`] smoothed RTTs apart, so that a probe costs
+//!   at most a quarter of the time however long the RTT. A receiver whose own
 //!   probe is due within [`JOIN_WINDOW`] when it sees the queue fall into
 //!   the band starts it at once: the probes of two receivers due at about
 //!   the same time would otherwise follow each other, each alone finding
@@ -154,6 +156,15 @@ pub const PROBE_INTERVAL: Duration = Duration::from_secs(10);
 pub const COMPETITIVE_PROBE_INTERVAL: Duration = Duration::from_secs(5);
 /// The least time between an early probe and the previous one.
 pub const MIN_PROBE_GAP: Duration = Duration::from_secs(2);
+/// The least time between periodic probes, in smoothed RTTs. A probe holds
+/// the window at half a BDP for up to [`DRAIN_LIMIT`] smoothed RTTs and
+/// measures for about one more; at most a quarter of the time spent so is
+/// 4 (DRAIN_LIMIT + 1) = 20 smoothed RTTs between probes. The fixed
+/// intervals above are longer than that up to a smoothed RTT of 250 ms
+/// (competitive) or 500 ms (cooperative); behind a full deep buffer the
+/// smoothed RTT reaches seconds, and probes every 5 s held the window at
+/// half a BDP most of the time while the competitor took the link.
+pub const PROBE_SPACING_RTTS: f64 = 4.0 * (DRAIN_LIMIT + 1.0);
 /// How early a receiver starts its probe when it sees another's.
 pub const JOIN_WINDOW: Duration = Duration::from_secs(2);
 /// Consecutive periods with twice the target queueing delay that call an
@@ -350,6 +361,8 @@ pub struct Tuner {
     /// most that reads and the window have ever added up to.
     consumed: u64,
     edge: u64,
+    /// The smoothed RTT at the last period.
+    srtt: Duration,
 }
 
 /// What the tuner decides for one period.
@@ -389,6 +402,7 @@ impl Tuner {
             peak: Duration::ZERO,
             consumed: 0,
             edge: 0,
+            srtt: Duration::ZERO,
         }
     }
 
@@ -493,6 +507,7 @@ impl Tuner {
         (a, theta): (f64, f64),
     ) -> Option<Decision> {
         self.last_bytes = bytes;
+        self.srtt = srtt;
         if self.probe.is_none() && !span.is_zero() {
             self.last_rate = bytes as f64 / span.as_secs_f64();
             self.rate.push(self.last_rate);
@@ -620,6 +635,7 @@ impl Tuner {
 
     fn probe_due(&self, now: Instant) -> bool {
         let since = self.quiet.map_or(Duration::ZERO, |q| now.saturating_since(q));
+        let spaced = |interval: Duration| interval.max(self.srtt.mul_f64(PROBE_SPACING_RTTS));
         match self.mode {
             // The first probe comes at the first loss, which ends the slow
             // starts, and after MIN_PROBE_GAP at the latest (a sender that
@@ -632,10 +648,10 @@ impl Tuner {
                 // The first two probes follow each other closely: whose queue
                 // it is matters most before a competitor has taken it.
                 let gap = if self.probes < 2 { Duration::ZERO } else { MIN_PROBE_GAP };
-                since >= PROBE_INTERVAL || (self.high_periods >= HIGH_PERIODS && since >= gap)
+                since >= spaced(PROBE_INTERVAL) || (self.high_periods >= HIGH_PERIODS && since >= gap)
             }
             Mode::Competitive => {
-                since >= COMPETITIVE_PROBE_INTERVAL || (self.unconfirmed_drain && since >= MIN_PROBE_GAP)
+                since >= spaced(COMPETITIVE_PROBE_INTERVAL) || (self.unconfirmed_drain && since >= MIN_PROBE_GAP)
             }
         }
     }
@@ -774,5 +790,32 @@ impl Tuner {
             let d = self.delta.map_or(0.0, Duration::as_secs_f64);
             self.delta = Some(Duration::from_secs_f64(d + DELTA_GAIN * (sample - d)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tuner in `mode`, quiet since `t0`, whose last smoothed RTT was `srtt`.
+    fn tuner(mode: Mode, srtt: Duration) -> Tuner {
+        let mut t = Tuner::new(None);
+        t.mode = mode;
+        t.probes = 3;
+        t.quiet = Some(Instant::ZERO);
+        t.srtt = srtt;
+        t
+    }
+
+    #[test]
+    fn periodic_probes_are_twenty_smoothed_rtts_apart_behind_a_deep_queue() {
+        let at = |s: f64| Instant::ZERO + Duration::from_secs_f64(s);
+        let short = tuner(Mode::Competitive, Duration::from_millis(100));
+        assert!(!short.probe_due(at(4.9)) && short.probe_due(at(5.0)), "the fixed interval where the RTT is short");
+        let deep = tuner(Mode::Competitive, Duration::from_secs(2));
+        assert!(!deep.probe_due(at(39.9)), "a 2 s RTT: not every 5 s");
+        assert!(deep.probe_due(at(40.0)));
+        let coop = tuner(Mode::Cooperative, Duration::from_secs(1));
+        assert!(!coop.probe_due(at(19.9)) && coop.probe_due(at(20.0)));
     }
 }

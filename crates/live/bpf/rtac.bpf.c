@@ -493,6 +493,7 @@ static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_s
 		}
 	}
 	if ((__s64)(now - st->last_sample_ns) >= (__s64)st->interval_ns) {
+		__u64 idle = now - st->last_sample_ns;
 		st->last_sample_ns = now;
 		struct rtac_ctl *settings = user_space_alive(now);
 		if (!settings) {
@@ -503,6 +504,11 @@ static void control(struct bpf_sock_ops *ops, struct tcp_sock *tp, struct rtac_s
 			st->answered = st->seq;
 			return;
 		}
+		/* A socket that sent nothing for the stale time had no chance to
+		 * ask again (a sample lost to a full ring buffer, then quiet):
+		 * it waits for an answer from now on. */
+		if ((__s64)idle >= (__s64)settings->stale_ns)
+			st->asked_ns = now;
 		if (st->answered != st->seq && (__s64)(now - st->asked_ns) >= (__s64)settings->stale_ns) {
 			/* No answer for as long as a dead daemon's: the kernel's
 			 * window, for good (its per-segment callback finds no

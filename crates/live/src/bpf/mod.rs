@@ -406,6 +406,12 @@ impl Bpf {
         let mut pfd = libc::pollfd { fd: self.ring.as_raw_fd(), events: libc::POLLIN, revents: 0 };
         // SAFETY: one valid pollfd.
         unsafe { libc::poll(&mut pfd, 1, HEARTBEAT.as_millis() as i32) };
+        let beat = now_ns() - self.last_heartbeat >= HEARTBEAT.as_nanos() / 2;
+        // The ends that the full ring buffer could not take, read before
+        // the ring: a socket's earlier samples are in the ring by the time
+        // its end is in `ended`, and are stepped first (else a late sample
+        // would bring a closed socket back into the table).
+        let ended: Vec<u64> = if beat { self.ended.keys().flatten().collect() } else { Vec::new() };
         let mut n = 0;
         let mut actions = Vec::new();
         while let Some(item) = self.ring.next() {
@@ -449,10 +455,9 @@ impl Bpf {
                 .set(0, self.answers_written, 0)
                 .map_err(|e| AgentError::Usage(format!("BPF map answers: {e}")))?;
         }
-        let now = now_ns();
-        if now - self.last_heartbeat >= HEARTBEAT.as_nanos() / 2 {
-            self.heartbeat(now)?;
-            self.reap(engine);
+        if beat {
+            self.heartbeat(now_ns())?;
+            self.reap(engine, ended);
             engine.counters = self.counters(engine);
         }
         Ok(n)
@@ -460,8 +465,7 @@ impl Bpf {
 
     /// The sockets whose end the ring buffer could not take: out of the
     /// table and out of `clamps`.
-    fn reap(&mut self, engine: &mut Engine) {
-        let cookies: Vec<u64> = self.ended.keys().flatten().collect();
+    fn reap(&mut self, engine: &mut Engine, cookies: Vec<u64>) {
         for cookie in cookies {
             let _ = self.ended.remove(&cookie);
             let _ = self.clamps.remove(&cookie);

@@ -93,9 +93,8 @@ pub fn judge(net: &Network, m: &Measure, base: &Measure) -> Verdict {
             v.pass = r >= 1.0;
         }
         Category::Multi => {
-            v.pass = thr_ratio >= 0.9
-                && m.rtt_ms <= (0.5 * base.rtt_ms).max(2.0 * base_rtt)
-                && m.jain.unwrap_or(1.0) >= 0.9;
+            v.pass =
+                thr_ratio >= 0.9 && m.rtt_ms <= (0.5 * base.rtt_ms).max(2.0 * base_rtt) && m.jain.unwrap_or(1.0) >= 0.9;
         }
     }
     v

@@ -31,9 +31,6 @@ use std::sync::{Arc, Mutex};
 
 /// The largest census one command may run; a larger one is an error.
 pub const MAX_NETWORKS: u64 = 10_000_000;
-/// The largest trace file read, in bytes (a Mahimahi minute at 1 Gbit/s
-/// is about 40 MB).
-pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 
 /// Why a census could not run.
 #[derive(Debug)]
@@ -77,9 +74,13 @@ pub struct Receiver {
 
 impl Receiver {
     pub fn parse(spec: &str) -> Result<Receiver, CensusError> {
-        let bad = |m: String| CensusError::Input { what: format!("controller {:?}", rtac_core::units::clip(spec)), message: m };
+        let bad = |m: String| CensusError::Input {
+            what: format!("controller {:?}", rtac_core::units::clip(spec)),
+            message: m,
+        };
         let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
-        let kind: ControllerKind = name.trim().parse().map_err(|e: rtac_core::controller::ControllerError| bad(e.to_string()))?;
+        let kind: ControllerKind =
+            name.trim().parse().map_err(|e: rtac_core::controller::ControllerError| bad(e.to_string()))?;
         let params = Params::parse_list(rest).map_err(|e| bad(e.to_string()))?;
         AnyController::new(kind, 1448, &params).map_err(|e| bad(e.to_string()))?;
         let mut label: String = spec
@@ -148,6 +149,53 @@ impl Settings {
         Ok(())
     }
 
+    /// The settings from names as a user gives them, with the command
+    /// line's defaults: receivers `None` are [`DEFAULT_RECEIVERS`],
+    /// categories `None` all of them, traces `None` the Mahimahi files in
+    /// `traces/mahimahi` under the current directory if it is there (none:
+    /// synthetic traces only). Checked as [`Settings::check`] does.
+    pub fn from_names(
+        seed: u64,
+        n: u64,
+        receivers: Option<&[String]>,
+        baseline: &str,
+        categories: Option<&[String]>,
+        traces: Option<&[PathBuf]>,
+    ) -> Result<Settings, CensusError> {
+        let receivers = match receivers {
+            Some(specs) => specs.iter().map(|s| Receiver::parse(s)).collect::<Result<Vec<_>, _>>()?,
+            None => DEFAULT_RECEIVERS.iter().map(|s| Receiver::parse(s)).collect::<Result<Vec<_>, _>>()?,
+        };
+        let baseline = Receiver::parse(baseline)
+            .map_err(|e| CensusError::Input { what: "--baseline".into(), message: e.to_string() })?;
+        let categories = match categories {
+            None => Category::ALL.to_vec(),
+            Some(names) => names
+                .iter()
+                .map(|c| {
+                    c.parse::<Category>().map_err(|m| CensusError::Input { what: "--category".into(), message: m })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        let mut pool = Pool::default();
+        match traces {
+            None => {
+                let dir = Path::new("traces/mahimahi");
+                if dir.is_dir() {
+                    pool.traces = trace_files(dir)?;
+                }
+            }
+            Some(dirs) => {
+                for d in dirs {
+                    pool.traces.extend(trace_files(d)?);
+                }
+            }
+        }
+        let s = Settings { seed, n, categories, pool, baseline, receivers };
+        s.check()?;
+        Ok(s)
+    }
+
     pub fn network(&self, index: u64) -> Network {
         draw(self.seed, index, &self.categories, &self.pool)
     }
@@ -170,7 +218,11 @@ pub fn trace_files(dir: &Path) -> Result<Vec<PathBuf>, CensusError> {
     }
     all.sort();
     let down: Vec<PathBuf> = all.iter().filter(|p| p.extension().is_some_and(|x| x == "down")).cloned().collect();
-    let files = if down.is_empty() { all.into_iter().filter(|p| p.extension().is_none_or(|x| x != "md")).collect() } else { down };
+    let files = if down.is_empty() {
+        all.into_iter().filter(|p| p.extension().is_none_or(|x| x != "md")).collect()
+    } else {
+        down
+    };
     if files.is_empty() {
         return Err(err("holds no trace file".into()));
     }
@@ -260,21 +312,16 @@ impl Traces {
     }
 }
 
-/// Reads a Mahimahi file: a regular file of at most [`MAX_TRACE_BYTES`].
+/// Reads a Mahimahi file: a regular file of at most
+/// `rtac_sim::scenario::input::MAX_TRACE_BYTES`, read as `rtac sim` reads
+/// one (a FIFO or a device is refused at once).
 pub fn read_trace(path: &Path) -> Result<MahimahiTrace, CensusError> {
-    use std::io::Read;
+    use rtac_sim::scenario::input::{read_bounded, MAX_TRACE_BYTES};
     let err = |m: String| CensusError::Trace { path: path.to_path_buf(), message: m };
-    let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read the trace: {e}")))?;
-    if !meta.is_file() {
-        return Err(err("is not a regular file".into()));
-    }
-    let f = std::fs::File::open(path).map_err(|e| err(format!("cannot read the trace: {e}")))?;
-    let mut text = String::new();
-    f.take(MAX_TRACE_BYTES + 1).read_to_string(&mut text).map_err(|e| err(format!("cannot read the trace: {e}")))?;
-    if text.len() as u64 > MAX_TRACE_BYTES {
-        return Err(err(format!("is larger than {} MB", MAX_TRACE_BYTES >> 20)));
-    }
-    parse_mahimahi(&text).map_err(|e| err(e.to_string()))
+    let bytes =
+        read_bounded(path, MAX_TRACE_BYTES, "a trace file").map_err(|e| err(format!("cannot read the trace: {e}")))?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| err("is not UTF-8 text".into()))?;
+    parse_mahimahi(text).map_err(|e| err(e.to_string()))
 }
 
 /// The scenario of `net` with every receiver of `settings`, ready to run.

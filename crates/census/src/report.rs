@@ -91,7 +91,8 @@ pub fn text(s: &Settings, results: &[NetworkResult], worst: usize, out: Option<&
                 _ => String::new(),
             };
             let jain = m.jain.map_or(String::new(), |j| format!(", Jain {j:.2}"));
-            let file = out.map_or(String::new(), |o| format!(" -> {}", o.dir().join(Output::failure_name(r, rx)).display()));
+            let file =
+                out.map_or(String::new(), |o| format!(" -> {}", o.dir().join(Output::failure_name(r, rx)).display()));
             let _ = writeln!(
                 t,
                 "  #{} {}: {}: {:.2} Mbit/s ({:.2} x), {:.1} ms ({:.2} x; baseline {:.1} ms){share}{jain}{}{file}",

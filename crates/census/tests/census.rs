@@ -9,7 +9,8 @@ use rtac_sim::scenario::load_file;
 use std::path::{Path, PathBuf};
 
 fn repo_traces() -> Vec<PathBuf> {
-    rtac_census::trace_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi")).expect("the repository's traces")
+    rtac_census::trace_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi"))
+        .expect("the repository's traces")
 }
 
 fn settings(n: u64, receivers: &[&str]) -> Settings {
@@ -124,7 +125,10 @@ fn a_small_census_resumes_and_its_failing_cases_replay_with_the_same_figures() {
     assert_eq!(again.len(), 100);
     for r in &again {
         let fresh = results.iter().find(|x| x.net.index == r.net.index).unwrap();
-        assert_eq!(r.receivers.iter().map(|x| x.1.pass).collect::<Vec<_>>(), fresh.receivers.iter().map(|x| x.1.pass).collect::<Vec<_>>());
+        assert_eq!(
+            r.receivers.iter().map(|x| x.1.pass).collect::<Vec<_>>(),
+            fresh.receivers.iter().map(|x| x.1.pass).collect::<Vec<_>>()
+        );
     }
     // Another census on the same directory is refused.
     drop(out);
@@ -145,7 +149,13 @@ fn a_small_census_resumes_and_its_failing_cases_replay_with_the_same_figures() {
             let sc = load_file(&file).unwrap_or_else(|e| panic!("{e}"));
             let choice = sc.controllers.iter().find(|c| c.label == rx.label).expect("the receiver's run");
             let m = measure(&r.net, &rtac_sim::run(&sc, choice, &Default::default()));
-            assert!((m.mbps - r.receivers[i].0.mbps).abs() < 1e-9, "{}: {} vs {}", file.display(), m.mbps, r.receivers[i].0.mbps);
+            assert!(
+                (m.mbps - r.receivers[i].0.mbps).abs() < 1e-9,
+                "{}: {} vs {}",
+                file.display(),
+                m.mbps,
+                r.receivers[i].0.mbps
+            );
             assert!((m.rtt_ms - r.receivers[i].0.rtt_ms).abs() < 1e-9);
             replayed += 1;
         }

@@ -6,7 +6,7 @@
 use crate::Failure;
 use clap::Args;
 use rtac_census::out::Output;
-use rtac_census::{report, Category, CensusError, Pool, Receiver, Settings, Traces};
+use rtac_census::{report, Category, CensusError, Settings, Traces};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -69,37 +69,23 @@ pub(crate) fn census(args: &CensusArgs) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    let specs: Vec<String> = if args.controllers.is_empty() {
-        rtac_census::DEFAULT_RECEIVERS.iter().map(|s| s.to_string()).collect()
+    let opt = |v: &[String]| (!v.is_empty()).then(|| v.to_vec());
+    let (controllers, categories) = (opt(&args.controllers), opt(&args.categories));
+    let traces = (!args.traces.is_empty()).then(|| args.traces.clone());
+    let settings = Settings::from_names(
+        args.seed,
+        args.n,
+        controllers.as_deref(),
+        &args.baseline,
+        categories.as_deref(),
+        traces.as_deref(),
+    )
+    .map_err(input)?;
+    let trace_note = if settings.pool.traces.is_empty() && settings.categories.contains(&Category::Trace) {
+        " (no trace files: synthetic traces only; --traces DIR adds files)"
     } else {
-        args.controllers.clone()
+        ""
     };
-    let receivers = specs.iter().map(|s| Receiver::parse(s)).collect::<Result<Vec<_>, _>>().map_err(input)?;
-    let baseline = Receiver::parse(&args.baseline).map_err(|e| Failure::input(format!("--baseline: {e}")))?;
-    let categories = if args.categories.is_empty() {
-        Category::ALL.to_vec()
-    } else {
-        args.categories
-            .iter()
-            .map(|c| c.parse::<Category>().map_err(|m| Failure::input(format!("--category: {m}"))))
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    let mut pool = Pool::default();
-    let mut trace_note = String::new();
-    if args.traces.is_empty() {
-        let dir = PathBuf::from("traces/mahimahi");
-        if dir.is_dir() {
-            pool.traces = rtac_census::trace_files(&dir).map_err(input)?;
-        } else {
-            trace_note = " (no traces/mahimahi here and no --traces: synthetic traces only)".into();
-        }
-    } else {
-        for d in &args.traces {
-            pool.traces.extend(rtac_census::trace_files(d).map_err(input)?);
-        }
-    }
-    let settings = Settings { seed: args.seed, n: args.n, categories, pool, baseline, receivers };
-    settings.check().map_err(input)?;
     let threads = match args.threads {
         Some(n) => usize::from(n),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -158,7 +144,11 @@ pub(crate) fn census(args: &CensusArgs) -> Result<(), Failure> {
     );
     if let Some(o) = &out {
         o.write_report(&text).map_err(|e| Failure::io(e.to_string()))?;
-        eprintln!("rtac: census: rows in {}/networks.csv, failing cases in {}/failures/", o.dir().display(), o.dir().display());
+        eprintln!(
+            "rtac: census: rows in {}/networks.csv, failing cases in {}/failures/",
+            o.dir().display(),
+            o.dir().display()
+        );
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use rtac_census::out::Output;
-use rtac_census::{report, Category, Measure, NetworkResult, Pool, Receiver, Settings, Traces};
+use rtac_census::{report, Measure, NetworkResult, Settings, Traces};
 use rtac_sim::RunOptions;
 use rtac_sweep::columns::{series_rows, Cell, SERIES_COLUMNS};
 use rtac_sweep::{Plan as SweepPlan, Source, Sweep, SweepError, Table, Value};
@@ -225,6 +225,7 @@ fn census_error(e: rtac_census::CensusError) -> PyErr {
                 "--n" => "n".to_string(),
                 "--category" => "categories".to_string(),
                 "--controller" => "controllers".to_string(),
+                "--baseline" => "baseline".to_string(),
                 _ => what,
             };
             CensusError::new_err(E::Input { what, message }.to_string())
@@ -299,43 +300,15 @@ impl Census {
         categories: Option<Vec<String>>,
         traces: Option<Vec<PathBuf>>,
     ) -> PyResult<Self> {
-        use rtac_census::CensusError as E;
-        let specs =
-            controllers.unwrap_or_else(|| rtac_census::DEFAULT_RECEIVERS.iter().map(|s| s.to_string()).collect());
-        let receivers =
-            specs.iter().map(|s| Receiver::parse(s)).collect::<Result<Vec<_>, _>>().map_err(census_error)?;
-        let baseline = Receiver::parse(&baseline).map_err(|e| CensusError::new_err(format!("baseline: {e}")))?;
-        let categories = match categories {
-            None => Category::ALL.to_vec(),
-            Some(names) => names
-                .iter()
-                .map(|c| {
-                    c.parse::<Category>().map_err(|m| census_error(E::Input { what: "categories".into(), message: m }))
-                })
-                .collect::<PyResult<Vec<_>>>()?,
-        };
-        let mut pool = Pool::default();
-        match traces {
-            None => {
-                let dir = PathBuf::from("traces/mahimahi");
-                if dir.is_dir() {
-                    pool.traces = rtac_census::trace_files(&dir).map_err(census_error)?;
-                }
-            }
-            Some(dirs) => {
-                for d in &dirs {
-                    pool.traces.extend(rtac_census::trace_files(d).map_err(census_error)?);
-                }
-            }
-        }
         let n = u64::try_from(n).map_err(|_| {
-            census_error(E::Input {
+            census_error(rtac_census::CensusError::Input {
                 what: "n".into(),
                 message: format!("{n} networks: give 1 to {}", rtac_census::MAX_NETWORKS),
             })
         })?;
-        let settings = Settings { seed, n, categories, pool, baseline, receivers };
-        settings.check().map_err(census_error)?;
+        let settings =
+            Settings::from_names(seed, n, controllers.as_deref(), &baseline, categories.as_deref(), traces.as_deref())
+                .map_err(census_error)?;
         Ok(Census { settings, traces: Traces::default(), state: Mutex::new(CensusState::default()) })
     }
 

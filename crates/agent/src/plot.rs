@@ -13,7 +13,19 @@ use std::path::{Path, PathBuf};
 /// JSON lines with its keys), so that `rtac plot` can tell it from a link
 /// log.
 pub fn is_agent_log(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    // Only the start matters: at most 64 kB of a regular file, opened
+    // without waiting on a FIFO (a device or a FIFO is no agent log).
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(f) = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) else { return false };
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = Vec::new();
+    if f.take(64 << 10).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     first.starts_with(&COLUMNS[..4].join(",")) || (first.starts_with('{') && first.contains("\"rwnd_bytes\""))
 }

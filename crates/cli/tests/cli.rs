@@ -504,3 +504,19 @@ fn an_argument_error_quotes_a_long_argument_cut() {
     let o = ok(rtac(&["sim", "--help"]));
     assert!(stdout(&o).contains("--max-output"));
 }
+
+#[test]
+fn plot_and_emu_refuse_a_fifo_or_a_device_at_once() {
+    let dir = temp_dir("plot-fifo");
+    let fifo = dir.join("pipe");
+    mkfifo(&fifo);
+    for log in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let o = rtac_within_a_minute(&["plot", log]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains(": not a regular file"), "{}", stderr(&o));
+        // Refused while its arguments are read, before anything is set up.
+        let o = rtac_within_a_minute(&["emu", "--down", log, "true"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("readable trace file (not a regular file)"), "{}", stderr(&o));
+    }
+}

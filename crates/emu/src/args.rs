@@ -148,7 +148,17 @@ pub fn parse_link(opt: &str, value: &str) -> Result<LinkSpec, EmuError> {
     if value.trim_start().starts_with(|c: char| c.is_ascii_digit() || c == '.') && !Path::new(value).exists() {
         return Err(usage(format!("--{opt} {rate_error}")));
     }
-    let text = match std::fs::read(value) {
+    // A regular file only, read without waiting on a FIFO and up to 256 MB.
+    const MAX_TRACE: u64 = 256 << 20;
+    let read = open_regular(Path::new(value)).and_then(|f| {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_TRACE + 1), &mut bytes)?;
+        if bytes.len() as u64 > MAX_TRACE {
+            return Err(std::io::Error::other("is larger than 256 MB, the most a trace may hold"));
+        }
+        Ok(bytes)
+    });
+    let text = match read {
         Ok(bytes) => String::from_utf8(bytes)
             .map_err(|_| usage(format!("--{opt} {value}: the trace is not text: expected one millisecond timestamp per line")))?,
         Err(e) => {
@@ -159,6 +169,17 @@ pub fn parse_link(opt: &str, value: &str) -> Result<LinkSpec, EmuError> {
     };
     let trace = parse_mahimahi(&text).map_err(|e| usage(format!("--{opt} {value}: {e}")))?;
     Ok(LinkSpec::Trace { path: value.to_string(), trace })
+}
+
+/// Opens `path` for reading without waiting on a FIFO, and refuses what is
+/// not a regular file (a FIFO, a device such as /dev/zero, a directory).
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(f)
 }
 
 fn duration(opt: &str, v: &str) -> Result<Duration, EmuError> {

@@ -283,7 +283,8 @@ pub fn plot_main(args: PlotArgs) -> Result<i32, EmuError> {
     let mut docs = Vec::new();
     for arg in &args.logs {
         for path in expand(arg)? {
-            let f = std::fs::File::open(&path).map_err(|e| EmuError::Io(format!("{}: {e}", path.display())))?;
+            // A regular file only: a FIFO or a device is refused, not waited on.
+            let f = crate::args::open_regular(&path).map_err(|e| EmuError::Io(format!("{}: {e}", path.display())))?;
             let log = read_log(std::io::BufReader::new(f))
                 .map_err(|e| EmuError::Usage(format!("{}: {e}", path.display())))?;
             let (summary, series) = analyse(&log, args.from, args.to, bin.as_secs_f64())

@@ -107,6 +107,15 @@ DAEMON_OPTS = [["-c", None], ["-p", None], ["--cgroup", None], ["--log", None], 
 GET_OPTS = [["-c", None], ["-p", None], ["-o", None], ["--log", None], ["--clamp", None],
             ["--max-time", None], ["-q"]]
 MODES = ["bpf", "preload", "auto", "packet", "tun", "shared", "per-flow", "reapply", "lock", "lock:64KB"]
+# Values that an option accepts, drawn 60 % of the time so that runs happen.
+VALID = {
+    "-c": ["none", "rtac", "drwa:lambda=2", "static:rmem_max=256KB", "autotuning", "drw"],
+    "--controller": ["rtac:k=3e-7,delta=18ms", "none"], "-p": ["rtac.k=3e-7", "rtac.delta=18ms"],
+    "--param": ["rtac.delta=10ms"], "--seed": ["0", "7", "18446744073709551615"], "--threads": ["1", "2"],
+    "--max-output": ["1KB", "1GB"], "--mode": ["bpf", "preload", "auto"], "--clamp": ["reapply", "lock:64KB"],
+    "--forward": ["packet", "tun"], "--queue-mode": ["shared", "per-flow"], "--bin": ["100ms", "1s"],
+    "--from": ["0", "1.5"], "--to": ["10", "0"], "--down": ["10mbit", "TRACE"], "--queue": ["codel", "fq_codel"],
+}
 GET_TARGETS = ["127.0.0.1:9", "http://127.0.0.1:9/x", "[::1]:9", "localhost:0", "127.0.0.1:99999",
                "http://", "https://127.0.0.1:9/", "ftp://x", "", ":80", "127.0.0.1"]
 
@@ -153,8 +162,8 @@ def mutate(text, rng):
     return "\n".join(lines)
 
 
-def value(rng, scratch):
-    t = rng.choice(TOKENS)
+def value(rng, scratch, t=None):
+    t = rng.choice(TOKENS) if t is None else t
     return {"FIFO": str(scratch.fifo), "DIR": str(scratch.dir), "NOFILE": str(scratch.root / "none"),
             "TRACE": str(scratch.trace)}.get(t, t)
 
@@ -171,20 +180,24 @@ def input_file(kind, rng, scratch):
     if r < 0.12:
         return str(scratch.root / "missing.toml")
     p = scratch.path(kind)
-    if kind == "scenario":
+    if kind in ("scenario", "base"):
         text = rng.choice(list(BASES.values()))
         text = text.replace("TRACE", str(scratch.trace))
-        if rng.random() < 0.6:
+        if kind == "scenario" and rng.random() < 0.6:
             text = mutate(text, rng)
         text = text.replace("\"FIFO\"", f"\"{scratch.fifo}\"").replace("\"DIR\"", f"\"{scratch.dir}\"")
     elif kind == "sweep":
-        scen = input_file("scenario", rng, scratch)
-        seeds = rng.choice(["2", "[1, 2]", "0", "[1, 1]", "1000001"])
-        controllers = rng.choice(['["none"]', '["rtac", "drwa"]', "[]", '"x"'])
-        field = rng.choice(["link[0].rate", "flow[0].cc", "description", "link[9].rate", "seed", "x"])
-        values = rng.choice(['["5mbit", "20mbit"]', '["reno", "cubic"]', '["a\\nb", "c,d"]', "[]", "[1, 1]"])
+        scen = input_file("scenario" if rng.random() < 0.3 else "base", rng, scratch)
+        # Mostly valid sweeps, so that runs happen and outputs resume.
+        good = rng.random() < 0.7
+        seeds = rng.choice(["2", "[1, 2]"] if good else ["0", "[1, 1]", "1000001", "-1"])
+        controllers = rng.choice(['["none"]', '["rtac", "drwa"]'] if good else ["[]", '"x"', '["bogus"]'])
+        field, values = rng.choice([("link[0].delay", '["5ms", "20ms"]'), ("flow[0].cc", '["reno", "cubic"]'),
+                                    ("description", '["a\\nb", "c,d\\"e"]')] if good else
+                                   [("link[9].rate", '["1mbit"]'), ("seed", "[1]"), ("x", "[1]"),
+                                    ("link[0].delay", "[]"), ("flow[0].cc", '["reno", "reno"]')])
         text = f'scenario = "{scen}"\nseeds = {seeds}\ncontrollers = {controllers}\n[grid]\n"{field}" = {values}\n'
-        if rng.random() < 0.5:
+        if rng.random() < 0.2:
             text = mutate(text, rng)
     elif kind == "log":
         text = rng.choice(["", "garbage\n", "t_ns,dir,event\n1,down,x\n", "{}\n", "\0\1\2" * 100,
@@ -206,9 +219,10 @@ def options(table, rng, scratch, out):
                 v = str(scratch.path("out"))
             elif v == "SHAREDOUT":
                 v = str(out)
+            elif v is None and opt[0] in VALID and rng.random() < 0.6:
+                v = value(rng, scratch, rng.choice(VALID[opt[0]]))
             elif v is None:
-                v = rng.choice(MODES) if opt[0] in ("--mode", "--clamp", "--forward", "--queue-mode") \
-                    and rng.random() < 0.6 else value(rng, scratch)
+                v = value(rng, scratch)
             args.append(v)
     if rng.random() < 0.1:
         args.insert(rng.randrange(len(args) + 1), value(rng, scratch))
@@ -229,7 +243,12 @@ def case(rng, scratch, shared_out, drop):
         args = ["sweep"]
         if rng.random() < 0.95:
             args.append(input_file("sweep", rng, scratch))
-        args += options(SWEEP_OPTS, rng, scratch, shared_out)
+        # --out is required: mostly given, to a fresh or a shared (resumed)
+        # directory, with other options now and then.
+        if rng.random() < 0.9:
+            args += ["--out", str(rng.choice([scratch.path("out"), shared_out]))]
+        if rng.random() < 0.3:
+            args += options(SWEEP_OPTS, rng, scratch, shared_out)
     elif sub == "plot":
         args = ["plot"] + [input_file("log", rng, scratch) for _ in range(rng.randint(0, 2))]
         args += options(PLOT_OPTS, rng, scratch, shared_out)

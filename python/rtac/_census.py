@@ -9,7 +9,6 @@ rows of the local backend because every network is a pure function of the
 seed and its index.
 """
 
-import logging
 import os
 import uuid
 from dataclasses import dataclass, field
@@ -191,7 +190,6 @@ class _Spec:
         return _rtac.Census(self.n, self.seed, self.controllers, self.baseline, self.categories, self.traces)
 
 
-_remote = None
 _worker = (None, None)  # (spec token, Census) in a worker process, kept for its next chunk
 
 
@@ -203,31 +201,8 @@ def _measure_chunk(spec, indices):
 
 
 def _run_ray(spec, todo, threads):
-    """Yields (index, wall_s, measures) per network as Ray tasks finish,
-    with at most `threads` tasks (default: the cluster's CPUs) in flight."""
-    import ray
+    """Yields (index, wall_s, measures) per network as Ray tasks finish."""
+    from ._ray import run_chunks
 
-    global _remote
-    if not ray.is_initialized():
-        ray.init(num_cpus=threads, include_dashboard=False, logging_level=logging.WARNING)
-    if _remote is None:
-        _remote = ray.remote(num_cpus=1)(_measure_chunk)
-    limit = threads or max(1, int(ray.cluster_resources().get("CPU", 1)))
-    chunk = max(1, min(16, len(todo) // (limit * 4)))
-    chunks = iter([todo[i : i + chunk] for i in range(0, len(todo), chunk)])
-    spec_ref = ray.put(spec)
-    pending = []
-    try:
-        while True:
-            while len(pending) < limit:
-                c = next(chunks, None)
-                if c is None:
-                    break
-                pending.append(_remote.remote(spec_ref, c))
-            if not pending:
-                return
-            ready, pending = ray.wait(pending, num_returns=1)
-            yield from ray.get(ready[0])
-    finally:
-        for ref in pending:
-            ray.cancel(ref)
+    for part in run_chunks(_measure_chunk, spec, todo, threads, most=16):
+        yield from part

@@ -10,7 +10,7 @@ the scenario names, at the same absolute path.
 
 import logging
 
-_remote = None
+_remotes = {}  # function -> its Ray remote, made once per process
 _worker = (None, None)  # (spec token, plan) in a worker process
 
 
@@ -22,19 +22,20 @@ def _run_chunk(spec, jobs):
     return jobs, rows, None
 
 
-def run_ray(spec, jobs, workers):
-    """Yields (jobs, rows, None) per chunk as tasks finish, with at most
-    `workers` tasks (default: the cluster's CPUs) in flight."""
+def run_chunks(func, spec, items, workers, most):
+    """Yields func(spec, chunk) for chunks of `items` (at most `most` each)
+    as Ray tasks finish, with at most `workers` tasks (default: the
+    cluster's CPUs) in flight. `spec` goes once through the object store."""
     import ray
 
-    global _remote
     if not ray.is_initialized():
         ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
-    if _remote is None:
-        _remote = ray.remote(num_cpus=1)(_run_chunk)
+    if func not in _remotes:
+        _remotes[func] = ray.remote(num_cpus=1)(func)
+    remote = _remotes[func]
     limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-    chunk = max(1, min(64, len(jobs) // (limit * 4)))
-    chunks = iter([jobs[i : i + chunk] for i in range(0, len(jobs), chunk)])
+    chunk = max(1, min(most, len(items) // (limit * 4)))
+    chunks = iter([items[i : i + chunk] for i in range(0, len(items), chunk)])
     spec_ref = ray.put(spec)
     pending = []
     try:
@@ -43,7 +44,7 @@ def run_ray(spec, jobs, workers):
                 c = next(chunks, None)
                 if c is None:
                     break
-                pending.append(_remote.remote(spec_ref, c))
+                pending.append(remote.remote(spec_ref, c))
             if not pending:
                 return
             ready, pending = ray.wait(pending, num_returns=1)
@@ -51,3 +52,8 @@ def run_ray(spec, jobs, workers):
     finally:
         for ref in pending:
             ray.cancel(ref)
+
+
+def run_ray(spec, jobs, workers):
+    """Yields (jobs, rows, None) per chunk of the plan's jobs."""
+    return run_chunks(_run_chunk, spec, jobs, workers, most=64)

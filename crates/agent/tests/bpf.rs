@@ -16,6 +16,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
+mod common;
+use common::server;
+
 const CLAMP: u64 = 150_000;
 
 /// Arguments: port, bytes, then byte counts at which to pause: it prints
@@ -71,32 +74,6 @@ fn tmp(name: &str) -> PathBuf {
     d.join(name)
 }
 
-/// A server that sends `total` bytes to each connection after its first byte.
-fn server(total: usize) -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for c in l.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut c = c;
-                let mut one = [0u8; 1];
-                if c.read_exact(&mut one).is_err() {
-                    return;
-                }
-                let chunk = vec![7u8; 1 << 16];
-                let mut left = total;
-                while left > 0 {
-                    let n = left.min(chunk.len());
-                    if c.write_all(&chunk[..n]).is_err() {
-                        return;
-                    }
-                    left -= n;
-                }
-            });
-        }
-    });
-    port
-}
 
 fn receiver_script() -> PathBuf {
     let p = tmp("receiver.py");

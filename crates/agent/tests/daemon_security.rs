@@ -14,11 +14,13 @@
 //! - status files and the state directory are root's alone.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::server;
 
 const CLAMP: u64 = 150_000;
 
@@ -159,32 +161,6 @@ fn count_before(text: &str, tag: &str) -> Option<u64> {
     text[..i].split_whitespace().last()?.trim_start_matches(|c: char| !c.is_ascii_digit()).parse().ok()
 }
 
-/// A server that sends `total` bytes to each connection after its first byte.
-fn server(total: usize) -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for c in l.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut c = c;
-                let mut one = [0u8; 1];
-                if c.read_exact(&mut one).is_err() {
-                    return;
-                }
-                let chunk = vec![7u8; 1 << 16];
-                let mut left = total;
-                while left > 0 {
-                    let n = left.min(chunk.len());
-                    if c.write_all(&chunk[..n]).is_err() {
-                        return;
-                    }
-                    left -= n;
-                }
-            });
-        }
-    });
-    port
-}
 
 /// A receiver in cgroup `cg`: reads `total` bytes from `port`, pausing every
 /// 2 MB from 4 MB on (`PAUSE min max median` of TCP_WINDOW_CLAMP over the

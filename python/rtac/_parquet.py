@@ -20,7 +20,8 @@ FLUSH_ROWS = 50_000
 class ParquetOut:
     def __init__(self, out, plan):
         self.dir = os.fspath(out)
-        plan.prepare_dir(self.dir)
+        # Held while this output lives: a second sweep on DIR is refused.
+        self.lock = plan.prepare_dir(self.dir)
         self.buffer = []
         self.rows = 0
         self.last = time.monotonic()

@@ -60,3 +60,19 @@ def test_out_writes_parquet_and_a_rerun_runs_only_what_is_missing(tmp_path):
     assert len(new_keys) == 8
     fresh = rtac.sweep(small(), grid=GRID, seeds=[0, 1, 2], progress=False)
     pd.testing.assert_frame_equal(without_wall(more), without_wall(fresh), check_dtype=False)
+
+
+def test_a_second_sweep_on_a_directory_being_written_is_refused(tmp_path):
+    from rtac._parquet import ParquetOut
+    from rtac import _scenario
+
+    plan = _scenario.spec(small(), GRID, [0], None).plan()
+    holder = ParquetOut(tmp_path, plan)
+    try:
+        rtac.sweep(small(), grid=GRID, seeds=[0], out=tmp_path, progress=False)
+    except OSError as e:
+        assert "another sweep" in str(e) and "is writing to this directory" in str(e), e
+    else:
+        raise AssertionError("a second writer was let in")
+    del holder
+    assert len(rtac.sweep(small(), grid=GRID, seeds=[0], out=tmp_path, progress=False)) == 4

@@ -107,6 +107,13 @@ fn read_document(path: PathBuf) -> PyResult<String> {
 
 /// A checked sweep: every grid point applied to the scenario and
 /// validated; the jobs (grid point x seed x controller) in order.
+/// A sweep's hold on its output directory: other sweeps are refused
+/// until it is dropped.
+#[pyclass(frozen, module = "rtac._rtac")]
+struct SweepLock {
+    _lock: rtac_sweep::out::DirLock,
+}
+
 #[pyclass(frozen, module = "rtac._rtac")]
 struct Plan {
     plan: SweepPlan,
@@ -170,13 +177,16 @@ impl Plan {
         self.plan.columns()
     }
 
-    /// Creates `dir` for this sweep's output, or checks that an existing
-    /// one holds runs of the same scenario (OSError otherwise).
-    fn prepare_dir(&self, dir: PathBuf) -> PyResult<()> {
-        rtac_sweep::out::prepare_dir(&dir, &self.plan).map_err(|e| match e {
+    /// Locks `dir` for this sweep's output and creates it, or checks that
+    /// an existing one holds runs of the same scenario (OSError otherwise,
+    /// and when another sweep is writing to it). The lock is held while the
+    /// returned object lives.
+    fn prepare_dir(&self, dir: PathBuf) -> PyResult<SweepLock> {
+        let lock = rtac_sweep::out::open_dir(&dir, &self.plan).map_err(|e| match e {
             SweepError::Output { .. } => PyOSError::new_err(e.to_string()),
             other => scenario_error(other),
-        })
+        })?;
+        Ok(SweepLock { _lock: lock })
     }
 
     /// Simulates the jobs `jobs` one after the other without holding the
@@ -509,6 +519,7 @@ fn _rtac(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("CensusError", m.py().get_type::<CensusError>())?;
     m.add_class::<Plan>()?;
+    m.add_class::<SweepLock>()?;
     m.add_class::<Census>()?;
     m.add_function(wrap_pyfunction!(read_document, m)?)?;
     Ok(())

@@ -129,13 +129,15 @@ pub enum ChannelError {
 /// The longest duration a channel parameter may have.
 const MAX_PART: Duration = Duration::from_secs(10);
 
-const KEYS: &str = "slot, bler, retx, retx_max, access, drift, period, rate_var";
-
 impl fmt::Display for ChannelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ChannelError::UnknownKind(k) => write!(f, "unknown channel {k:?}; known: lte, wifi"),
-            ChannelError::UnknownKey { key } => write!(f, "a channel has no parameter {key:?}; its parameters: {KEYS}"),
+            ChannelError::UnknownKind(k) => {
+                write!(f, "unknown channel {k:?}; known: {}", ChannelSpec::KINDS.join(", "))
+            }
+            ChannelError::UnknownKey { key } => {
+                write!(f, "a channel has no parameter {key:?}; its parameters: {}", ChannelSpec::KEYS.join(", "))
+            }
             ChannelError::BadValue { key, value, expected } => {
                 write!(f, "channel: {key}={value:?} is invalid: expected {expected}")
             }
@@ -146,6 +148,12 @@ impl fmt::Display for ChannelError {
 impl std::error::Error for ChannelError {}
 
 impl ChannelSpec {
+    /// The channel models' names (`wifi` also answers to `wi-fi`).
+    pub const KINDS: &'static [&'static str] = &["lte", "wifi"];
+    /// The parameters every channel model accepts.
+    pub const KEYS: &'static [&'static str] =
+        &["slot", "bler", "retx", "retx_max", "access", "drift", "period", "rate_var"];
+
     /// Parses `NAME[:key=value,...]`: `lte`, `wifi`, `lte:drift=10ms,bler=0.2`.
     pub fn parse(s: &str) -> Result<Self, ChannelError> {
         let (name, rest) = s.split_once(':').unwrap_or((s, ""));

@@ -108,6 +108,12 @@ fn boolean(kind: &'static str, (k, v): Kv) -> Result<bool, QueueError> {
 
 const PACKETS: &str = "a whole number of packets above 0";
 
+const DROPTAIL_KEYS: &[&str; 2] = &["packets", "bytes"];
+const RED_KEYS: &[&str; 7] = &["min", "max", "maxp", "wq", "packets", "gentle", "bandwidth"];
+const CODEL_KEYS: &[&str; 3] = &["target", "interval", "packets"];
+const PIE_KEYS: &[&str; 7] = &["target", "tupdate", "alpha", "beta", "burst", "packets", "derandomize"];
+const FQ_CODEL_KEYS: &[&str; 5] = &["target", "interval", "flows", "quantum", "packets"];
+
 /// CoDel's and FQ-CoDel's target and interval, checked together.
 fn target_interval(
     kind: &'static str,
@@ -129,6 +135,17 @@ fn target_interval(
 }
 
 impl QueueSpec {
+    /// Each discipline's canonical name with the parameters it accepts
+    /// (`droptail` also answers to `pfifo` and `bfifo`, `fq_codel` to
+    /// `fq-codel`).
+    pub const PARAMS: &'static [(&'static str, &'static [&'static str])] = &[
+        ("droptail", DROPTAIL_KEYS),
+        ("red", RED_KEYS),
+        ("codel", CODEL_KEYS),
+        ("pie", PIE_KEYS),
+        ("fq_codel", FQ_CODEL_KEYS),
+    ];
+
     /// Parses `NAME[:key=value,...]`, e.g. `droptail:packets=2000`,
     /// `droptail:bytes=3MB`, `codel:target=5ms,interval=100ms`,
     /// `red:min=5,max=15`. See the crate README for every key.
@@ -155,7 +172,7 @@ impl QueueSpec {
     }
 
     fn droptail(pairs: &[(String, String)]) -> Result<Self, QueueError> {
-        const KNOWN: &[&str] = &["packets", "bytes"];
+        const KNOWN: &[&str] = DROPTAIL_KEYS;
         let mut limit = None;
         for (k, v) in pairs {
             let reject = |expected| bad("droptail", k, v, expected);
@@ -180,7 +197,7 @@ impl QueueSpec {
 
     fn red(pairs: &[(String, String)]) -> Result<Self, QueueError> {
         const K: &str = "red";
-        const KNOWN: &[&str; 7] = &["min", "max", "maxp", "wq", "packets", "gentle", "bandwidth"];
+        const KNOWN: &[&str; 7] = RED_KEYS;
         let [min, max, maxp, wq, packets, gentle, bandwidth] = values(K, KNOWN, pairs)?;
         let min =
             min.ok_or(QueueError::Missing { kind: K, what: "min=PACKETS, the average queue where drops start" })?;
@@ -214,7 +231,7 @@ impl QueueSpec {
 
     fn codel(pairs: &[(String, String)]) -> Result<Self, QueueError> {
         const K: &str = "codel";
-        const KNOWN: &[&str; 3] = &["target", "interval", "packets"];
+        const KNOWN: &[&str; 3] = CODEL_KEYS;
         let [target, interval, packets] = values(K, KNOWN, pairs)?;
         let d = CodelParams::default();
         let (target, interval) = target_interval(K, target, interval, (d.target, d.interval))?;
@@ -224,7 +241,7 @@ impl QueueSpec {
 
     fn pie(pairs: &[(String, String)]) -> Result<Self, QueueError> {
         const K: &str = "pie";
-        const KNOWN: &[&str; 7] = &["target", "tupdate", "alpha", "beta", "burst", "packets", "derandomize"];
+        const KNOWN: &[&str; 7] = PIE_KEYS;
         let [target, tupdate, alpha, beta, burst, packets, derandomize] = values(K, KNOWN, pairs)?;
         let mut p = PieParams::default();
         if let Some(kv) = target {
@@ -260,7 +277,7 @@ impl QueueSpec {
 
     fn fq_codel(pairs: &[(String, String)]) -> Result<Self, QueueError> {
         const K: &str = "fq_codel";
-        const KNOWN: &[&str; 5] = &["target", "interval", "flows", "quantum", "packets"];
+        const KNOWN: &[&str; 5] = FQ_CODEL_KEYS;
         let [target, interval, flows, quantum, packets] = values(K, KNOWN, pairs)?;
         let d = FqCodelParams::default();
         let (target, interval) = target_interval(K, target, interval, (d.target, d.interval))?;

@@ -3,37 +3,17 @@
 //! The document is walked by hand (no serde derive) so that every error
 //! names the file, the field (`link[0].rate`, `flow[1].controller.params.k`)
 //! and what was expected, and so that unknown keys are rejected with the
-//! list of known ones. `scenarios/rtac-lte-single.toml` is the reference
-//! example of the format:
+//! list of known ones. Every key, with its type, unit, default and range, is
+//! in `docs/SCENARIOS.md` (kept complete by `tests/scenario_reference.rs`
+//! against the key lists below). The smallest scenario:
 //!
 //! ```toml
-//! name = "example"              # default: the file's stem
-//! description = "..."           # default: ""
-//! duration = "30s"              # required, > 0
-//! seed = 1                      # integer >= 0, default 1
-//! mss = 1448                    # 536..=9000, default 1448
-//! sample_interval = "10ms"      # > 0, default 10ms
-//! measure_from = "0s"           # warm-up, < duration, default 0s
-//! start_jitter = "0s"           # each flow starts up to this much later, drawn from the seed
-//! controllers = ["autotuning", { label = "rtac-k", controller = "rtac", params = { k = 3e-7 } }]
-//!                               # one run per entry, default ["rtac"]
+//! duration = "30s"
 //!
-//! [[link]]                      # at least one, in data order
-//! name = "bottleneck"           # default "link{i}", unique
-//! rate = "55mbit"               # required
-//! delay = "25ms"                # one way, default 0ms
-//! queue = "droptail:packets=3000"  # or { kind = "droptail", packets = 3000 };
-//!                               # default droptail:packets=1000
-//! channel = "lte"               # optional: "lte", "wifi", "lte:drift=10ms,..." (no-queue delay variation)
+//! [[link]]
+//! rate = "50mbit"
 //!
-//! [[flow]]                      # at least one
-//! count = 1                     # identical flows, 1..=100000, default 1
-//! cc = "cubic"                  # default cubic
-//! controller = "none"           # optional: pins this flow's receiver in every run
-//! path = ["bottleneck"]         # link names, default all links in order
-//! start = "0s"                  # < duration, default 0s
-//! stop = "20s"                  # optional, > start
-//! bytes = "64KB"                # optional, > 0: a finite transfer
+//! [[flow]]
 //! ```
 
 use super::input::{echo, echo_cut, echo_path};
@@ -167,7 +147,8 @@ fn stem_of(origin: &str) -> String {
     Path::new(first).file_stem().and_then(|s| s.to_str()).filter(|s| !s.is_empty()).unwrap_or("scenario").to_string()
 }
 
-const TOP_KEYS: &[&str] = &[
+/// The keys of the document's top level.
+pub const TOP_KEYS: &[&str] = &[
     "name",
     "description",
     "duration",
@@ -180,12 +161,17 @@ const TOP_KEYS: &[&str] = &[
     "link",
     "flow",
 ];
-const LINK_KEYS: &[&str] = &["name", "rate", "trace", "delay", "queue", "per_flow", "loss", "channel"];
-const FLOW_KEYS: &[&str] =
+/// The keys of a `[[link]]` table.
+pub const LINK_KEYS: &[&str] = &["name", "rate", "trace", "delay", "queue", "per_flow", "loss", "channel"];
+/// The keys of a `[[flow]]` table.
+pub const FLOW_KEYS: &[&str] =
     &["count", "cc", "controller", "path", "start", "stop", "bytes", "channel", "blockage", "access", "egress", "ue"];
-const PRIVATE_LINK_KEYS: &[&str] = &["rate", "delay", "queue"];
-const BLOCKAGE_KEYS: &[&str] = &["kind", "at", "duration"];
-const CONTROLLER_KEYS: &[&str] = &["label", "controller", "params"];
+/// The keys of a flow's `access` and `egress` links.
+pub const PRIVATE_LINK_KEYS: &[&str] = &["rate", "delay", "queue"];
+/// The keys of each entry of a flow's `blockage`.
+pub const BLOCKAGE_KEYS: &[&str] = &["kind", "at", "duration"];
+/// The keys of a controller written as a table.
+pub const CONTROLLER_KEYS: &[&str] = &["label", "controller", "params"];
 
 const MSS_RANGE: std::ops::RangeInclusive<i64> = 536..=9000;
 const MAX_FLOWS: i64 = 100_000;

@@ -6,7 +6,10 @@ mod file;
 pub mod input;
 pub use check::warnings;
 mod overrides;
-pub use file::{from_document, load_file, parse_document, parse_str, read_document, ScenarioError};
+pub use file::{
+    from_document, load_file, parse_document, parse_str, read_document, ScenarioError, BLOCKAGE_KEYS, CONTROLLER_KEYS,
+    FLOW_KEYS, LINK_KEYS, PRIVATE_LINK_KEYS, TOP_KEYS,
+};
 pub use overrides::set_field;
 
 use crate::tcp::cc::CcKind;

@@ -18,7 +18,14 @@ fn text(b: &[u8]) -> String {
 }
 
 fn emu(args: &[&str]) -> Output {
-    let out = Command::new(BIN).arg("emu").args(args).stdin(Stdio::null()).output().expect("rtac-emu runs");
+    let out = Command::new(BIN)
+        .arg("emu")
+        .args(args)
+        .stdin(Stdio::null())
+        .env_remove("SUDO_UID")
+        .env_remove("SUDO_GID")
+        .output()
+        .expect("rtac-emu runs");
     if !out.status.success() {
         panic!("rtac-emu emu {args:?} failed: {}", text(&out.stderr));
     }

@@ -53,7 +53,10 @@ fn require_testbed() {
 
 fn emu(args: &[&str]) -> Command {
     let mut c = Command::new(BIN);
-    c.arg("emu").args(args).stdin(Stdio::null());
+    // Under `sudo cargo test` the emulator would create its logs as the
+    // invoking user, in temporary directories root made: these tests run
+    // it as root itself (tests/security.rs tries sudo's identity).
+    c.arg("emu").args(args).stdin(Stdio::null()).env_remove("SUDO_UID").env_remove("SUDO_GID");
     c
 }
 

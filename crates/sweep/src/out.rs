@@ -1,13 +1,17 @@
-//! Resumable sweep output. A directory holds `scenario.toml` (the base
+//! Resumable sweep output. A directory holds `_scenario.toml` (the base
 //! document, so that a rerun with another scenario is refused rather than
 //! mixed in) and the rows of finished jobs, each row carrying its job's
 //! `run_key`; a rerun skips the jobs whose keys are there. The command
 //! line writes `runs.csv` here; the Python package writes Parquet parts.
+//! Every file that is not rows starts with `_` or `.`, which Parquet
+//! readers (pyarrow's dataset discovery) skip, so the directory reads as
+//! one dataset. A directory written under the older name `scenario.toml`
+//! is checked under that name and the file moved to the new one.
 //!
 //! One process writes to a directory at a time: `open_dir` takes an
 //! exclusive lock (`LOCK_FILE`) before it reads what is there, so two
 //! sweeps on one directory cannot both run the jobs that are missing.
-//! `scenario.toml` is written whole or not at all (`write_atomic`).
+//! `_scenario.toml` is written whole or not at all (`write_atomic`).
 
 use crate::columns::Cell;
 use crate::{Plan, SweepError};
@@ -16,7 +20,9 @@ use std::collections::HashSet;
 use std::io::{BufRead, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-pub const SCENARIO_FILE: &str = "scenario.toml";
+pub const SCENARIO_FILE: &str = "_scenario.toml";
+/// `SCENARIO_FILE`'s earlier name, read from directories written before.
+pub const OLD_SCENARIO_FILE: &str = "scenario.toml";
 pub const CSV_FILE: &str = "runs.csv";
 /// Locked by the process writing to the directory (`lock_dir`); it holds
 /// that process's id, for the message another one gets.
@@ -108,24 +114,47 @@ fn create_dir(dir: &Path) -> Result<(), SweepError> {
 }
 
 /// Creates `dir` for `plan`'s output, or checks that an existing one was
-/// made for the same base scenario. A `scenario.toml` that is empty or not
+/// made for the same base scenario. A `_scenario.toml` that is empty or not
 /// TOML (a write cut short, by a full disk say) in a directory that holds
-/// no runs is written anew, as if it were missing.
+/// no runs is written anew, as if it were missing. A directory with only
+/// the older `scenario.toml` is checked against that file, which then
+/// moves to `_scenario.toml`.
 pub fn prepare_dir(dir: &Path, plan: &Plan) -> Result<(), SweepError> {
     let fail = |path: PathBuf, message: String| SweepError::Output { path, message };
     create_dir(dir)?;
     let file = dir.join(SCENARIO_FILE);
-    let write =
-        || write_atomic(&file, plan.document.as_bytes()).map_err(|e| fail(file.clone(), format!("cannot write: {e}")));
-    match read_bounded(&file, MAX_SCENARIO_BYTES, "a scenario file") {
-        Ok(old) if old == plan.document.as_bytes() => Ok(()),
-        Ok(old) if !is_toml(&old) && !holds_runs(dir).map_err(|e| fail(dir.to_path_buf(), e))? => write(),
+    let old = dir.join(OLD_SCENARIO_FILE);
+    let read = |path: &Path| read_bounded(path, MAX_SCENARIO_BYTES, "a scenario file");
+    let (found, text) = match read(&file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (old.clone(), read(&old)),
+        r => (file.clone(), r),
+    };
+    let write = || {
+        write_atomic(&file, plan.document.as_bytes()).map_err(|e| fail(file.clone(), format!("cannot write: {e}")))?;
+        if found == old {
+            match std::fs::remove_file(&old) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(fail(old.clone(), format!("cannot remove after writing {SCENARIO_FILE}: {e}")))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    };
+    match text {
+        Ok(t) if t == plan.document.as_bytes() => {
+            if found == old {
+                write()?;
+            }
+            Ok(())
+        }
+        Ok(t) if !is_toml(&t) && !holds_runs(dir).map_err(|e| fail(dir.to_path_buf(), e))? => write(),
         Ok(_) => Err(fail(
-            file.clone(),
+            found.clone(),
             "holds runs of a different scenario; use another output directory or delete this one".to_string(),
         )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => write(),
-        Err(e) => Err(fail(file.clone(), format!("cannot read: {e}"))),
+        Err(e) => Err(fail(found.clone(), format!("cannot read: {e}"))),
     }
 }
 

@@ -9,9 +9,13 @@ rows of the local backend because every network is a pure function of the
 seed and its index.
 """
 
+from __future__ import annotations
+
 import os
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -25,17 +29,17 @@ FLOATS = ["mbps", "rtt_ms", "share", "jain", "thr_ratio", "rtt_ratio", "wall_s"]
 
 
 def census(
-    n=200,
-    seed=1,
-    controllers=None,
-    baseline=DEFAULT_BASELINE,
-    categories=None,
-    traces=None,
-    out=None,
-    backend="local",
-    threads=None,
-    progress=False,
-):
+    n: int = 200,
+    seed: int = 1,
+    controllers: str | Iterable[str] | None = None,
+    baseline: str = DEFAULT_BASELINE,
+    categories: str | Iterable[str] | None = None,
+    traces: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    backend: Literal["local", "ray"] = "local",
+    threads: int | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Draws `n` networks from `seed` in `categories`, runs each with the
     `baseline` receiver and the receivers in `controllers`, and judges
     each receiver against the baseline on the same network.
@@ -108,7 +112,7 @@ def census(
     return frame
 
 
-def census_summary(frame):
+def census_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Pass rates in percent per category (rows, in the census's order,
     then "all") and receiver (columns, after `n`, the networks in the
     category), from census()'s DataFrame or a subset of its rows."""

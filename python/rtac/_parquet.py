@@ -1,6 +1,6 @@
 """sweep(out=DIR): finished runs as Parquet parts, read back on a rerun.
 
-DIR holds scenario.toml (the base scenario; a rerun with another one is
+DIR holds _scenario.toml (the base scenario; a rerun with another one is
 refused) and part-*.parquet files, each written whole under a temporary
 name and then renamed, so an interrupted sweep leaves only complete parts.
 """

@@ -1,5 +1,6 @@
 """Turning the user's `scenario` argument into what the Rust plan takes."""
 
+import operator
 import os
 import uuid
 from dataclasses import dataclass, field
@@ -58,15 +59,86 @@ def spec(scenario, grid=None, seeds=None, controllers=None):
         kinds = {"number" if type(v) in (int, float) else type(v).__name__ for v in values}
         if len(kinds) > 1:
             raise TypeError(f"grid[{name!r}]: mixes {' and '.join(sorted(kinds))} values; give one kind per field")
+        if name == "controllers":
+            values = [controller_list(v, origin) if isinstance(v, (list, tuple)) else v for v in values]
         pairs.append((name, values))
-    if isinstance(seeds, int):
-        seeds = [seeds]
-    if seeds is not None:
-        seeds = [int(s) for s in seeds]
-        if any(s < 0 for s in seeds):
-            raise ValueError(f"seeds: must be integers >= 0, got {seeds}")
-    if isinstance(controllers, str):
+    return Spec(doc, origin, base, pairs, seeds_list(seeds), controller_list(controllers, origin))
+
+
+MAX_SEEDS = 1_000_000
+
+
+def seeds_list(seeds):
+    """`seeds` as a sweep file reads it: an integer N is the seeds 0 to
+    N - 1, an iterable the seeds it holds; None is the scenario's seed."""
+    if seeds is None:
+        return None
+    if isinstance(seeds, (bool, str, bytes, float, dict)):
+        raise TypeError(f"seeds: expected a count or a list of integers, got {type(seeds).__name__}")
+    if hasattr(seeds, "__index__"):
+        n = operator.index(seeds)
+        if not 1 <= n <= MAX_SEEDS:
+            raise ValueError(f"seeds: a count of seeds must be 1..={MAX_SEEDS}, got {n} (the list [{n}] is that one seed)")
+        return list(range(n))
+    if not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds: expected a count or a list of integers, got {type(seeds).__name__}")
+    items = []
+    for i, s in enumerate(seeds):
+        if isinstance(s, bool) or not hasattr(s, "__index__"):
+            raise TypeError(f"seeds[{i}]: expected an integer, got {type(s).__name__}")
+        items.append(operator.index(s))
+    if any(s < 0 for s in items):
+        raise ValueError(f"seeds: must be integers >= 0, got {items}")
+    return items
+
+
+def controller_list(controllers, origin):
+    """`controllers` as the scenario's list. A string "name" or
+    "name:key=value,..." (as `rtac sim --controller` takes it) is labelled
+    as the command line labels it: the controller's name, then name-2,
+    name-3 for the next ones of the same name. Tables pass as they are."""
+    if controllers is None:
+        return None
+    if isinstance(controllers, (str, dict)):
         controllers = [controllers]
-    if controllers is not None:
-        controllers = list(controllers)
-    return Spec(doc, origin, base, pairs, seeds, controllers)
+    if isinstance(controllers, bytes) or not hasattr(controllers, "__iter__"):
+        raise TypeError(f"controllers: expected a list of names or tables, got {type(controllers).__name__}")
+    items = list(controllers)
+    taken = set()
+    for c in items:
+        if isinstance(c, dict) and isinstance(c.get("label", c.get("controller")), str):
+            taken.add(c.get("label", c.get("controller")))
+    out = []
+    for i, c in enumerate(items):
+        if not isinstance(c, str):
+            out.append(c)
+            continue
+        name, _, rest = c.partition(":")
+        name = name.strip()
+        params = {}
+        for item in (p.strip() for p in rest.split(",")):
+            if not item:
+                continue
+            key, eq, value = item.partition("=")
+            key, value = key.strip(), value.strip()
+            if not eq or not key or not value:
+                raise _rtac.ScenarioError(
+                    f"{origin}: controllers[{i}]: cannot read {item!r} in {c!r}: "
+                    "expected name:key=value,..., such as rtac:k=3e-7"
+                )
+            if key in params:
+                raise _rtac.ScenarioError(f"{origin}: controllers[{i}]: parameter {key!r} is given twice in {c!r}")
+            params[key] = value
+        label, n = name, 1
+        while label in taken:
+            n += 1
+            label = f"{name}-{n}"
+        taken.add(label)
+        if label == name and not params and c == name:
+            out.append(name)  # a bare name: the scenario file's own form
+        else:
+            table = {"label": label, "controller": name}
+            if params:
+                table["params"] = params
+            out.append(table)
+    return out

@@ -1,9 +1,13 @@
 """simulate() and sweep(): plans from the Rust module, run on local
 threads or Ray tasks, gathered into pandas DataFrames."""
 
+from __future__ import annotations
+
 import itertools
 import os
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any, Literal, TypeAlias, overload
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -12,13 +16,51 @@ from . import _scenario
 
 BACKENDS = ("local", "ray")
 
+#: A path, TOML text or a dict in the scenario file format.
+Scenario: TypeAlias = str | os.PathLike[str] | dict[str, Any]
+#: "name", "name:key=value,..." or {"label": ..., "controller": ..., "params": {...}}.
+Controller: TypeAlias = str | dict[str, Any]
+#: One controller or a list of them.
+Controllers: TypeAlias = Controller | Sequence[Controller]
 
-def simulate(scenario, controllers=None, seed=None, series=False):
+
+@overload
+def simulate(
+    scenario: Scenario,
+    controllers: Controllers | None = ...,
+    seed: int | None = ...,
+    series: Literal[False] = ...,
+) -> pd.DataFrame: ...
+@overload
+def simulate(
+    scenario: Scenario,
+    controllers: Controllers | None = ...,
+    seed: int | None = ...,
+    *,
+    series: Literal[True],
+) -> tuple[pd.DataFrame, pd.DataFrame]: ...
+@overload
+def simulate(
+    scenario: Scenario,
+    controllers: Controllers | None = ...,
+    seed: int | None = ...,
+    series: bool = ...,
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]: ...
+
+
+def simulate(
+    scenario: Scenario,
+    controllers: Controllers | None = None,
+    seed: int | None = None,
+    series: bool = False,
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Simulate `scenario` once per controller, in process.
 
     scenario: a path, TOML text or a dict in the scenario file format.
-    controllers: replaces the scenario's list (names such as "rtac" or
-    tables {"label": ..., "controller": ..., "params": {...}}).
+    controllers: replaces the scenario's list: names such as "rtac",
+    "name:key=value,..." strings such as "rtac:k=3e-7" (labelled as
+    `rtac sim --controller` labels them: the name, then name-2, name-3 for
+    repeats), or tables {"label": ..., "controller": ..., "params": {...}}.
     seed: replaces the scenario's seed.
 
     Returns a DataFrame with one row per (run, flow); with series=True, a
@@ -37,22 +79,24 @@ def simulate(scenario, controllers=None, seed=None, series=False):
 
 
 def sweep(
-    scenario,
-    grid=None,
-    seeds=None,
-    controllers=None,
-    backend="local",
-    out=None,
-    workers=None,
-    progress=True,
-):
+    scenario: Scenario,
+    grid: dict[str, Iterable[Any]] | None = None,
+    seeds: int | Iterable[int] | None = None,
+    controllers: Controllers | None = None,
+    backend: Literal["local", "ray"] = "local",
+    out: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Run every grid point x seed x controller of `scenario`.
 
     grid: {field: [values]} with fields named as scenario errors name them
     ("link[0].rate", "flow[1].cc", "link[1].queue"); the last field varies
-    fastest. seeds: an iterable of seeds (default: the scenario's seed).
-    controllers: as in simulate(). Every point is checked before any run:
-    a bad value raises rtac.ScenarioError naming the file and the field.
+    fastest. seeds: as a sweep file's `seeds`: a count N is the seeds 0 to
+    N - 1, a list (or range) the seeds it holds (default: the scenario's
+    seed); seeds=[3] is the seed 3. controllers: as in simulate(). Every
+    point is checked before any run: a bad value raises rtac.ScenarioError
+    naming the file and the field.
 
     backend: "local" runs on `workers` threads (default: every core);
     "ray" runs the same jobs as Ray tasks on the cluster that ray.init()
@@ -60,7 +104,9 @@ def sweep(
     at most `workers` tasks at once. Results do not depend on the backend.
 
     out: a directory; finished runs are written there as Parquet parts as
-    they come in, and a rerun skips the runs already there.
+    they come in, and a rerun skips the runs already there. The directory
+    reads as one Parquet dataset (pd.read_parquet(out)): the base scenario
+    is kept in _scenario.toml, which Parquet readers skip.
 
     Returns one DataFrame, a row per (run, flow), in job order: a column
     per grid field, `seed`, `run_key`, then the columns of simulate().

@@ -43,7 +43,7 @@ def test_one_and_two_workers_give_identical_results():
 def test_out_writes_parquet_and_a_rerun_runs_only_what_is_missing(tmp_path):
     first = rtac.sweep(small(), grid=GRID, seeds=[0], out=tmp_path, progress=False)
     parts = sorted(glob.glob(str(tmp_path / "part-*.parquet")))
-    assert parts and (tmp_path / "scenario.toml").exists()
+    assert parts and (tmp_path / "_scenario.toml").exists()
     assert set(pd.concat(pd.read_parquet(p) for p in parts)["run_key"]) == set(first["run_key"])
 
     # Same sweep again: nothing to run, nothing written, same rows.

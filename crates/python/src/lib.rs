@@ -518,6 +518,7 @@ const CENSUS_COLUMNS: [&str; 13] = [
 fn _rtac(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("CensusError", m.py().get_type::<CensusError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Plan>()?;
     m.add_class::<SweepLock>()?;
     m.add_class::<Census>()?;

@@ -18,7 +18,7 @@ pub(crate) struct SweepArgs {
     #[arg(value_name = "SWEEP.toml")]
     sweep: PathBuf,
 
-    /// Directory for runs.csv and scenario.toml; an existing one is resumed.
+    /// Directory for runs.csv and _scenario.toml; an existing one is resumed.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
 

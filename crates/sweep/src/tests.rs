@@ -218,7 +218,7 @@ fn an_empty_or_cut_scenario_file_without_runs_is_written_anew() {
     let names: Vec<String> =
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
-    // With a run in runs.csv, a cut scenario.toml is kept and refused.
+    // With a run in runs.csv, a cut _scenario.toml is kept and refused.
     std::fs::write(&scenario, "").unwrap();
     std::fs::write(dir.join(out::CSV_FILE), "a,b\n1,2\n").unwrap();
     let e = out::open_dir(&dir, &p).unwrap_err().to_string();

@@ -160,7 +160,13 @@ pub fn daemon_main(args: DaemonArgs) -> Result<i32, AgentError> {
     if capacity == 0 {
         return Err(AgentError::Usage("--max-sockets: at least 1".into()));
     }
-    let mut session = BpfSession::start_with(&cfg, Scope::Existing(cgroup.clone()), args.uplink, capacity)?;
+    let mut session =
+        BpfSession::start_with(&cfg, Scope::Existing(cgroup.clone()), args.uplink, capacity).map_err(|e| match e {
+            AgentError::Usage(m) => AgentError::Usage(format!(
+                "{m}; rtac daemon works only through BPF (one program can run without it: rtac run --mode preload -- PROGRAM)"
+            )),
+            other => other,
+        })?;
     eprintln!(
         "rtac: daemon controlling TCP receive sockets of cgroup {} with {name} (at most {capacity} at once); stop \
          with Ctrl-C or SIGTERM",

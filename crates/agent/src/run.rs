@@ -168,7 +168,10 @@ pub fn run_main(args: RunArgs) -> Result<i32, AgentError> {
 
 fn run_bpf(args: &RunArgs) -> Result<i32, AgentError> {
     let cfg = config(args)?;
-    let mut session = BpfSession::start(&cfg, supervise::Scope::NewCgroup, false)?;
+    let mut session = BpfSession::start(&cfg, supervise::Scope::NewCgroup, false).map_err(|e| match e {
+        AgentError::Usage(m) => AgentError::Usage(format!("{m}; use --mode preload instead")),
+        other => other,
+    })?;
     let mut cmd = Command::new(&args.command[0]);
     cmd.args(&args.command[1..]);
     let child = match session.spawn(cmd) {

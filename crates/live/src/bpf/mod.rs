@@ -97,8 +97,7 @@ impl fmt::Display for BpfError {
                 write!(f, "{what}: {err}: loading BPF needs root (CAP_BPF and CAP_NET_ADMIN)")
             }
             BpfError::Failed { what, err } => write!(f, "{what}: {err}"),
-        }?;
-        f.write_str("; use --mode preload instead")
+        }
     }
 }
 

@@ -26,7 +26,16 @@ fn main() {
     }
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let crates = manifest.parent().expect("crates/").to_path_buf();
-    for watched in ["preload/src", "preload/Cargo.toml", "live/src", "live/bpf", "live/build.rs", "live/Cargo.toml", "core/src", "core/Cargo.toml"] {
+    for watched in [
+        "preload/src",
+        "preload/Cargo.toml",
+        "live/src",
+        "live/bpf",
+        "live/build.rs",
+        "live/Cargo.toml",
+        "core/src",
+        "core/Cargo.toml",
+    ] {
         println!("cargo:rerun-if-changed={}", crates.join(watched).display());
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));

@@ -80,7 +80,10 @@ fn extracted(bytes: &[u8]) -> Result<PathBuf, AgentError> {
     if let Err(err) = written {
         let _ = std::fs::remove_file(&file);
         let _ = std::fs::remove_dir(&dir);
-        return Err(AgentError::Io { what: format!("cannot write the embedded {PRELOAD_NAME} to {}", file.display()), err });
+        return Err(AgentError::Io {
+            what: format!("cannot write the embedded {PRELOAD_NAME} to {}", file.display()),
+            err,
+        });
     }
     *g = Some((dir, file.clone()));
     static AT_EXIT: Once = Once::new();

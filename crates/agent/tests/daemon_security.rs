@@ -161,7 +161,6 @@ fn count_before(text: &str, tag: &str) -> Option<u64> {
     text[..i].split_whitespace().last()?.trim_start_matches(|c: char| !c.is_ascii_digit()).parse().ok()
 }
 
-
 /// A receiver in cgroup `cg`: reads `total` bytes from `port`, pausing every
 /// 2 MB from 4 MB on (`PAUSE min max median` of TCP_WINDOW_CLAMP over the
 /// reads since 1 MB after the last pause; a line on stdin resumes it).

@@ -73,7 +73,8 @@ fn the_readme_and_guide_show_what_rtac_sim_prints_for_the_default_scenario() {
 
 #[test]
 fn the_comparison_is_read_from_the_end_of_the_report() {
-    let report = "flows\nrun x\n\ncomparison (all flows)\nrun         Mbit/s  x a\na   1.00  1.00\nb   2.00  2.00\n\ncost\n";
+    let report =
+        "flows\nrun x\n\ncomparison (all flows)\nrun         Mbit/s  x a\na   1.00  1.00\nb   2.00  2.00\n\ncost\n";
     assert_eq!(comparison(report), "run         Mbit/s  x a\na   1.00  1.00\nb   2.00  2.00");
     let dir = std::env::temp_dir().join(format!("rtac-readme-test-{}", std::process::id()));
     std::fs::create_dir(&dir).unwrap();

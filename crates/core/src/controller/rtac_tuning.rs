@@ -27,11 +27,7 @@
 //! - **Delta**: the no-queue RTT varies above its minimum on real cellular
 //!   and Wi-Fi links (§IV.A, Fig. 2: about 50 % above it on the paper's LTE
 //!   cell). The mean of a drained probe's samples minus RTT_m is a direct
-//!   measurement of that variation; Delta is its moving average. So is a
-//!   cooperative probe's whose arrivals fell to its window (nothing queued
-//!   ahead of its data) while its floor stayed above the band: on a channel
-//!   whose variation exceeds the band, no floor falls into it until Delta
-//!   has widened it.
+//!   measurement of that variation; Delta is its moving average.
 //! - **Whose queue**: a drained probe also tells whether the queue answers
 //!   RTAC's own window. If the RTT stays above RTT*_m by more than
 //!   [`OWN_QUEUE_FRACTION`] of the target queueing delay (theta - 1) RTT*_m
@@ -285,10 +281,6 @@ struct Probe {
     /// until the queue has drained or [`JOIN_PROBE_RTTS`], so that every
     /// receiver's share has left the queue while it measures.
     joint: bool,
-    /// Its arrivals fell to its window once the right edge had been read:
-    /// the link had room to spare, so no queue stood in front of this
-    /// flow's data while it measured.
-    emptied: bool,
     floor: Option<Duration>,
     sum_ns: u128,
     n: u64,
@@ -613,7 +605,6 @@ impl Tuner {
                     below: rtt_m_star + band(target_queue),
                     edge: competitive.then_some(self.edge),
                     joint: fell || (competitive && self.unconfirmed_drain),
-                    emptied: false,
                     floor: None,
                     sum_ns: 0,
                     n: 0,
@@ -693,7 +684,6 @@ impl Tuner {
                         // window came from a peak rate, and the RTT decides.
                         p.drain = Drain::Rtt;
                     } else if low && edge_read {
-                        p.emptied = true;
                         p.measure = Some((now, now + rtt_min));
                     } else {
                         (*from, *read) = (now, 0);
@@ -790,20 +780,8 @@ impl Tuner {
                 self.mode = Mode::Cooperative;
             }
         }
-        // Delta is the no-queue RTT's variation above RTT_m: measured by a
-        // probe whose floor fell into the band, or, in cooperative mode, by
-        // one whose arrivals fell to its window, however high its RTT: with
-        // nothing queued ahead of this flow's data, that RTT is the path's
-        // own. Without the second, a channel whose no-queue RTT varies by
-        // more than the band (LTE's drift: up to 30 ms) had no probe's
-        // floor in the band, Delta stayed at zero and the band, which only
-        // Delta widens, stayed narrower than the variation: the receiver
-        // read the variation as a queue and starved (Arun et al., SIGCOMM
-        // 2022: a delay-bounding controller whose delay range is below the
-        // path's non-congestive jitter starves). A joint probe's samples
-        // include the others' queues draining.
-        let emptied = p.emptied && self.mode == Mode::Cooperative;
-        if (drained || emptied) && !p.joint {
+        // A joint probe's samples include the others' queues draining.
+        if drained && !p.joint {
             let mean = Duration::from_nanos((p.sum_ns / p.n as u128) as u64);
             let sample = mean.saturating_sub(self.rtt_min().unwrap_or(floor)).as_secs_f64();
             // A moving average that starts from zero: the first drained

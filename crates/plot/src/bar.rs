@@ -18,6 +18,13 @@ struct Series {
 
 /// Bars per category, grouped by series.
 ///
+/// Error bars stop at the value axis's floor: the value set by
+/// [`floor`](BarChart::floor), or else 0 when no bar value and no
+/// reference line is below 0 (the chart then shows a quantity that cannot
+/// be negative, such as a rate or a delay, and `mean - error` below 0 is an
+/// artefact of a symmetric interval); a chart with a negative value has no
+/// floor. The value axis reaches down only as far as the clipped bars.
+///
 /// ```
 /// use rtac_plot::BarChart;
 /// let chart = BarChart::new("Two flows sharing the cell")
@@ -37,6 +44,7 @@ pub struct BarChart {
     reference: Option<(f64, String)>,
     y_range: Option<(f64, f64)>,
     show_values: bool,
+    floor: Option<f64>,
 }
 
 impl BarChart {
@@ -51,6 +59,7 @@ impl BarChart {
             reference: None,
             y_range: None,
             show_values: false,
+            floor: None,
         }
     }
 
@@ -102,6 +111,28 @@ impl BarChart {
         self
     }
 
+    /// The lowest value the quantity can take: error bars are cut there.
+    /// Without it, the floor is 0 if no value is negative (see the type's
+    /// documentation); `f64::NEG_INFINITY` turns clipping off.
+    pub fn floor(mut self, value: f64) -> BarChart {
+        self.floor = Some(value);
+        self
+    }
+
+    /// Where error bars stop: the set floor, or 0 when every finite bar
+    /// value and the reference line are at least 0; `-inf` for none.
+    fn error_floor(&self) -> f64 {
+        if let Some(f) = self.floor.filter(|f| !f.is_nan()) {
+            return f;
+        }
+        let values = self.series.iter().flat_map(|s| s.values.iter()).chain(self.reference.as_ref().map(|(v, _)| v));
+        if values.filter(|v| v.is_finite()).all(|v| *v >= 0.0) {
+            0.0
+        } else {
+            f64::NEG_INFINITY
+        }
+    }
+
     canvas_methods!();
 
     fn check(&self) -> Result<Extent, PlotError> {
@@ -114,6 +145,7 @@ impl BarChart {
         if self.series.is_empty() {
             return Err(empty(format!("{chart} (no series)")));
         }
+        let floor = self.error_floor();
         let mut ext = Extent::new();
         for s in &self.series {
             let what = quoted("series", &s.name);
@@ -139,7 +171,7 @@ impl BarChart {
                 ext.add(*v);
                 let e = s.errors.as_ref().map_or(f64::NAN, |e| e[i].abs());
                 if v.is_finite() && e.is_finite() {
-                    ext.add(v - e);
+                    ext.add(error_low(*v, e, floor));
                     ext.add(v + e);
                 }
             }
@@ -183,6 +215,7 @@ impl BarChart {
         let group = panel.category_w() * 0.8;
         let bw = group / n;
         let y0 = panel.y.map(0.0);
+        let floor = self.error_floor();
         let mut labels = Vec::new();
         for (si, s) in self.series.iter().enumerate() {
             let fill = format!(r#"fill="{}" fill-opacity="0.85" stroke="{}" stroke-width="1""#, color(si), color(si));
@@ -197,7 +230,7 @@ impl BarChart {
                 let mut top = y.min(y0);
                 if let Some(e) = s.errors.as_ref().map(|e| e[ci].abs()).filter(|e| e.is_finite()) {
                     let style = format!(r#"stroke="{INK}" stroke-width="1.5""#);
-                    let (a, b) = (panel.y.map(v - e), panel.y.map(v + e));
+                    let (a, b) = (panel.y.map(error_low(*v, e, floor)), panel.y.map(v + e));
                     let cap = (bw * 0.2).min(8.0);
                     svg.line(cx, a, cx, b, &style);
                     svg.line(cx - cap, a, cx + cap, a, &style);
@@ -225,6 +258,16 @@ impl BarChart {
         panel.end_clip(&mut svg);
         spec.draw_over(&mut svg, &panel);
         Ok(svg.finish())
+    }
+}
+
+/// The lower end of the error bar `v ± e`, cut at `floor`; a value below
+/// the floor (possible only with a set floor) keeps its whole error bar.
+fn error_low(v: f64, e: f64, floor: f64) -> f64 {
+    if v >= floor {
+        (v - e).max(floor)
+    } else {
+        v - e
     }
 }
 

@@ -265,6 +265,33 @@ fn all_nan_is_an_error() {
     assert!(err.to_string().contains("\"neg\""), "{err}");
 }
 
+/// The tick labels of the value axis that are below zero.
+fn negative_labels(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("SVG is well-formed XML");
+    doc.descendants()
+        .filter_map(|n| n.text())
+        .filter(|t| t.starts_with('-') || t.starts_with('\u{2212}'))
+        .filter(|t| t.trim_start_matches(['-', '\u{2212}']).parse::<f64>().is_ok_and(|v| v > 0.0))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn error_bars_stop_at_the_floor() {
+    // 1 ± 3 Mbit/s: a rate cannot be -2, so neither the bar nor the axis
+    // goes below 0.
+    let rates = || BarChart::new("r").categories(["a", "b"]).series_with_errors("s", &[1.0, 5.0], &[3.0, 1.0]);
+    let svg = rates().to_svg().unwrap();
+    assert_eq!(negative_labels(&svg), Vec::<String>::new());
+    // A chart with a negative value has no floor: its error bars are whole.
+    let signed = BarChart::new("d").categories(["a", "b"]).series_with_errors("s", &[1.0, -5.0], &[3.0, 1.0]);
+    assert!(!negative_labels(&signed.to_svg().unwrap()).is_empty());
+    // An explicit floor: -inf turns clipping off, 0.5 cuts above zero.
+    assert!(!negative_labels(&rates().floor(f64::NEG_INFINITY).to_svg().unwrap()).is_empty());
+    assert_eq!(negative_labels(&rates().floor(0.5).to_svg().unwrap()), Vec::<String>::new());
+    assert_ne!(rates().floor(0.5).to_svg().unwrap(), svg);
+}
+
 #[test]
 fn invalid_input_is_an_error() {
     let invalid = |r: Result<String, PlotError>| matches!(r, Err(PlotError::InvalidInput { .. }));

@@ -8,6 +8,7 @@
 
 mod census;
 mod output;
+mod plot_sim;
 mod report;
 mod reproduce;
 mod sweep;
@@ -56,8 +57,10 @@ enum Command {
     /// namespaces, with the simulator's link and queue models (root).
     Emu(Box<rtac_emu::EmuArgs>),
     /// Draw a log: an emulator log (`rtac emu --log DIR`) as throughput and
-    /// delay plots with a summary, or an agent log (`rtac run --log FILE`)
-    /// as RTT, RTT_min, window estimate and rwnd per connection.
+    /// delay plots with a summary, an agent log (`rtac run --log FILE`)
+    /// as RTT, RTT_min, window estimate and rwnd per connection, or the
+    /// output of `rtac sim --out DIR` as throughput, windows, RTT and queue
+    /// per run.
     Plot(rtac_emu::PlotArgs),
     /// Run an unmodified program with a receiver-side controller on its TCP
     /// sockets: --mode bpf (a cgroup under a sock_ops program; root),
@@ -89,9 +92,11 @@ struct SimArgs {
     #[arg(long = "param", short = 'p', value_name = "LABEL.k=v")]
     params: Vec<String>,
 
-    /// Override the scenario's random seed.
-    #[arg(long)]
-    seed: Option<u64>,
+    /// Override the scenario's random seed (0 to 2^64 - 1). Read as text
+    /// and checked by `parse_seed`, so that a bad value, `-1` included, is
+    /// refused in rtac's words.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    seed: Option<String>,
 
     /// Write per-run time series (<label>-flows.csv, <label>-links.csv) and
     /// summary.json into this directory, creating it.
@@ -186,9 +191,29 @@ fn agent(r: Result<i32, rtac_agent::AgentError>) -> ExitCode {
     exit_status(r, rtac_agent::AgentError::exit_code)
 }
 
-/// Agent logs (one file each) are drawn by the agent, emulator logs by the
-/// emulator.
+/// Agent logs (one file each) are drawn by the agent, `rtac sim --out`
+/// directories here, emulator logs by the emulator.
 fn plot(args: rtac_emu::PlotArgs) -> ExitCode {
+    if !args.logs.is_empty() && args.logs.iter().all(|p| plot_sim::is_sim_output(p)) {
+        for dir in &args.logs {
+            match plot_sim::plot(dir, args.out.as_deref()) {
+                Ok((files, runs)) => println!(
+                    "{}: {} run{} ({}), wrote {} charts: {}",
+                    dir.display(),
+                    runs.len(),
+                    if runs.len() == 1 { "" } else { "s" },
+                    runs.join(", "),
+                    files.len(),
+                    files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" ")
+                ),
+                Err(f) => {
+                    eprintln!("rtac: error: {}", f.message);
+                    return ExitCode::from(f.code);
+                }
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
     if !args.logs.is_empty() && args.logs.iter().all(|p| rtac_agent::plot::is_agent_log(p)) {
         for log in &args.logs {
             match rtac_agent::plot::plot_log(log, args.out.as_deref()) {
@@ -206,8 +231,8 @@ fn sim(args: &SimArgs) -> Result<(), Failure> {
         None => rtac_sim::scenario::default_scenario(),
         Some(path) => rtac_sim::scenario::load_file(path).map_err(|e| Failure::input(e.to_string()))?,
     };
-    if let Some(seed) = args.seed {
-        scenario.seed = seed;
+    if let Some(seed) = &args.seed {
+        scenario.seed = parse_seed(seed)?;
     }
     if !args.controllers.is_empty() {
         scenario.controllers = controller_list(&args.controllers, scenario.mss)?;
@@ -331,6 +356,13 @@ fn apply_param(scenario: &mut Scenario, spec: &str) -> Result<(), Failure> {
 
 fn scenario_labels(s: &Scenario) -> String {
     s.controllers.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// `--seed N`: a whole number that fits the scenario's 64-bit seed.
+fn parse_seed(s: &str) -> Result<u64, Failure> {
+    s.trim().parse().map_err(|_| {
+        Failure::input(format!("--seed: expected a whole number from 0 to {}, got {:?}", u64::MAX, echo(s)))
+    })
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

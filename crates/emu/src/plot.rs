@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Clone, Debug)]
 pub struct PlotArgs {
     /// Log files, or directories written by `rtac emu --log DIR` (their
-    /// down.log and up.log are read).
+    /// down.log and up.log are read) or by `rtac sim --out DIR`.
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
     /// Where to write the charts (default: next to each log).
@@ -232,7 +232,10 @@ fn expand(path: &Path) -> Result<Vec<PathBuf>, EmuError> {
     if path.is_dir() {
         let v: Vec<PathBuf> = ["down.log", "up.log"].iter().map(|n| path.join(n)).filter(|p| p.is_file()).collect();
         if v.is_empty() {
-            return Err(EmuError::Usage(format!("{}: a directory without down.log or up.log", path.display())));
+            return Err(EmuError::Usage(format!(
+                "{}: a directory without down.log or up.log (`rtac emu --log`) or summary.json (`rtac sim --out`)",
+                path.display()
+            )));
         }
         Ok(v)
     } else {

@@ -8,6 +8,7 @@
 
 use clap::Args;
 use rtac_core::time::{Duration, Instant};
+use rtac_core::units::clip;
 use rtac_live::config::AgentConfig;
 use rtac_live::error::AgentError;
 use rtac_live::log::LogSink;
@@ -69,7 +70,7 @@ fn split_host_port(s: &str, default_port: Option<u16>) -> Result<(String, u16), 
         match after.strip_prefix(':') {
             Some(p) => (h.to_string(), Some(p)),
             None if after.is_empty() => (h.to_string(), None),
-            None => return Err(format!("unexpected {after:?} after the IPv6 address")),
+            None => return Err(format!("unexpected {:?} after the IPv6 address", clip(after))),
         }
     } else {
         match s.rsplit_once(':') {
@@ -81,7 +82,7 @@ fn split_host_port(s: &str, default_port: Option<u16>) -> Result<(String, u16), 
         return Err("no host".to_string());
     }
     let port = match port {
-        Some(p) => p.parse::<u16>().map_err(|_| format!("bad port {p:?}"))?,
+        Some(p) => p.parse::<u16>().map_err(|_| format!("bad port {:?}", clip(p)))?,
         None => default_port.ok_or("no port (HOST:PORT)")?,
     };
     Ok((host, port))
@@ -90,7 +91,7 @@ fn split_host_port(s: &str, default_port: Option<u16>) -> Result<(String, u16), 
 impl std::str::FromStr for Target {
     type Err = AgentError;
     fn from_str(s: &str) -> Result<Self, AgentError> {
-        let bad = |m: String| AgentError::Usage(format!("{s:?}: {m}"));
+        let bad = |m: String| AgentError::Usage(format!("{:?}: {m}", clip(s)));
         if let Some(rest) = s.strip_prefix("http://") {
             let (authority, path) = match rest.find('/') {
                 Some(i) => (&rest[..i], &rest[i..]),
@@ -109,7 +110,7 @@ impl std::str::FromStr for Target {
 
 fn connect(host: &str, port: u16) -> Result<TcpStream, AgentError> {
     let addrs: Vec<SocketAddr> =
-        (host, port).to_socket_addrs().map_err(AgentError::io(format!("cannot resolve {host}")))?.collect();
+        (host, port).to_socket_addrs().map_err(AgentError::io(format!("cannot resolve {}", clip(host))))?.collect();
     let mut last = None;
     for a in &addrs {
         match TcpStream::connect_timeout(a, std::time::Duration::from_secs(10)) {
@@ -118,7 +119,7 @@ fn connect(host: &str, port: u16) -> Result<TcpStream, AgentError> {
         }
     }
     Err(AgentError::Io {
-        what: format!("cannot connect to {host}:{port}"),
+        what: format!("cannot connect to {}:{port}", clip(host)),
         err: last.unwrap_or_else(|| std::io::Error::other("no address")),
     })
 }
@@ -383,7 +384,10 @@ fn read_head(s: &mut ControlledStream<TcpStream>) -> Result<Response, AgentError
 /// on stderr meanwhile.
 pub fn download(args: &GetArgs) -> Result<GetSummary, AgentError> {
     let mut cfg = AgentConfig::new(&args.controller, &args.params)?;
-    cfg.clamp = args.clamp.parse()?;
+    cfg.clamp = args.clamp.parse().map_err(|e| match e {
+        AgentError::Usage(m) => AgentError::Usage(format!("--clamp: {m}")),
+        e => e,
+    })?;
     let mut target: Target = args.target.parse()?;
     let log = match &args.log {
         Some(p) => Some(Arc::new(LogSink::create(p, cfg.t0)?)),
@@ -394,7 +398,8 @@ pub fn download(args: &GetArgs) -> Result<GetSummary, AgentError> {
         Some(p) if p.as_os_str() == "-" => Sink::Stdout(std::io::stdout()),
         Some(p) => Sink::File(std::io::BufWriter::with_capacity(
             1 << 20,
-            std::fs::File::create(p).map_err(AgentError::io(format!("cannot create {}", p.display())))?,
+            std::fs::File::create(p)
+                .map_err(AgentError::io(format!("-o {}: cannot create it", clip(&p.display().to_string()))))?,
         )),
     };
     let deadline = args.max_time.map(|s| cfg.t0 + Duration::from_secs_f64(s));
@@ -441,7 +446,7 @@ pub fn download(args: &GetArgs) -> Result<GetSummary, AgentError> {
                 continue;
             }
             if !(200..300).contains(&r.status) {
-                return Err(AgentError::Http(format!("HTTP status {} from {}", r.status, args.target)));
+                return Err(AgentError::Http(format!("HTTP status {} from {}", r.status, clip(&args.target))));
             }
             resp = Some(r);
         }

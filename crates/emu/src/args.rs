@@ -4,7 +4,7 @@ use crate::engine::{DirectionSpec, LinkSpec};
 use crate::forward::Forward;
 use crate::queue::QueueMode;
 use crate::EmuError;
-use rtac_core::units::{parse_bandwidth, parse_duration};
+use rtac_core::units::{clip, parse_bandwidth, parse_duration};
 use rtac_core::Duration;
 use rtac_netmodel::{parse_mahimahi, QueueSpec};
 use std::path::{Path, PathBuf};
@@ -160,14 +160,15 @@ pub fn parse_link(opt: &str, value: &str) -> Result<LinkSpec, EmuError> {
     });
     let text = match read {
         Ok(bytes) => String::from_utf8(bytes)
-            .map_err(|_| usage(format!("--{opt} {value}: the trace is not text: expected one millisecond timestamp per line")))?,
+            .map_err(|_| usage(format!("--{opt} {}: the trace is not text: expected one millisecond timestamp per line", clip(value))))?,
         Err(e) => {
             return Err(usage(format!(
-                "--{opt} {value:?}: neither a rate (such as 50mbit or 1gbit), nor \"unlimited\", nor a readable trace file ({e})"
+                "--{opt} {:?}: neither a rate (such as 50mbit or 1gbit), nor \"unlimited\", nor a readable trace file ({e})",
+                clip(value)
             )))
         }
     };
-    let trace = parse_mahimahi(&text).map_err(|e| usage(format!("--{opt} {value}: {e}")))?;
+    let trace = parse_mahimahi(&text).map_err(|e| usage(format!("--{opt} {}: {e}", clip(value))))?;
     Ok(LinkSpec::Trace { path: value.to_string(), trace })
 }
 
@@ -189,7 +190,7 @@ fn duration(opt: &str, v: &str) -> Result<Duration, EmuError> {
 fn probability(opt: &str, v: &str) -> Result<f64, EmuError> {
     match v.trim().parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(usage(format!("--{opt} {v:?}: expected a probability between 0 and 1, such as 0.01"))),
+        _ => Err(usage(format!("--{opt} {:?}: expected a probability between 0 and 1, such as 0.01", clip(v)))),
     }
 }
 
@@ -219,7 +220,7 @@ impl EmuArgs {
                 Some(q) => (format!("{name}-queue"), q.as_str()),
                 None => ("queue".to_string(), self.queue.as_str()),
             };
-            let queue = QueueSpec::parse(qtext).map_err(|e| usage(format!("--{qopt} {qtext:?}: {e}")))?;
+            let queue = QueueSpec::parse(qtext).map_err(|e| usage(format!("--{qopt} {:?}: {e}", clip(qtext))))?;
             let (mopt, mtext) = match mode {
                 Some(m) => (format!("{name}-queue-mode"), m.as_str()),
                 None => ("queue-mode".to_string(), self.queue_mode.as_str()),
@@ -232,11 +233,14 @@ impl EmuArgs {
         let mut sysctls = Vec::new();
         for s in &self.sysctls {
             let (k, v) = s.split_once('=').ok_or_else(|| {
-                usage(format!("--sysctl {s:?}: expected KEY=VALUE, such as net.ipv4.tcp_rmem='4096 131072 6291456'"))
+                usage(format!(
+                    "--sysctl {:?}: expected KEY=VALUE, such as net.ipv4.tcp_rmem='4096 131072 6291456'",
+                    clip(s)
+                ))
             })?;
             let k = k.trim();
             if k.is_empty() || k.contains('/') || k.contains("..") {
-                return Err(usage(format!("--sysctl {s:?}: expected a key such as net.ipv4.tcp_rmem")));
+                return Err(usage(format!("--sysctl {:?}: expected a key such as net.ipv4.tcp_rmem", clip(s))));
             }
             sysctls.push((k.to_string(), v.trim().to_string()));
         }

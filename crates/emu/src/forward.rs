@@ -40,7 +40,10 @@ impl std::str::FromStr for Forward {
         match s {
             "packet" | "af_packet" | "veth" => Ok(Forward::Packet),
             "tun" => Ok(Forward::Tun),
-            _ => Err(format!("unknown forwarding {s:?}: expected packet (AF_PACKET on veth) or tun")),
+            _ => Err(format!(
+                "unknown forwarding {:?}: expected packet (AF_PACKET on veth) or tun",
+                rtac_core::units::clip(s)
+            )),
         }
     }
 }

@@ -20,7 +20,7 @@ impl std::str::FromStr for QueueMode {
         match s {
             "shared" => Ok(QueueMode::Shared),
             "per-flow" | "per_flow" | "perflow" => Ok(QueueMode::PerFlow),
-            _ => Err(format!("unknown queue mode {s:?}: expected shared (one queue, a Wi-Fi AP) or per-flow (a queue per flow, an LTE base station)")),
+            _ => Err(format!("unknown queue mode {:?}: expected shared (one queue, a Wi-Fi AP) or per-flow (a queue per flow, an LTE base station)", rtac_core::units::clip(s))),
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::log::LogWriter;
 use crate::sys;
 use crate::testbed::{self, RunAs, Side, Testbed, CLIENT_ADDR, SERVER_ADDR};
 use crate::EmuError;
+use rtac_core::units::clip;
 use rtac_core::Instant;
 use rtac_live::safefs::{self, FsIdentity, Open};
 use serde_json::json;
@@ -97,8 +98,9 @@ fn open_outputs(cfg: &Config) -> Result<Outputs, EmuError> {
         None => String::new(),
     };
     if let Some(dir) = &cfg.log {
-        let fail =
-            |what: String, e: std::io::Error| EmuError::Io(format!("--log {}: {what}: {e}{whose}", dir.display()));
+        let fail = |what: String, e: std::io::Error| {
+            EmuError::Io(format!("--log {}: {what}: {e}{whose}", clip(&dir.display().to_string())))
+        };
         std::fs::create_dir_all(dir).map_err(|e| fail("cannot create the directory".into(), e))?;
         let d = safefs::open_dir(dir).map_err(|e| fail("cannot open the directory".into(), e))?;
         let open = |name: &str| {
@@ -111,10 +113,9 @@ fn open_outputs(cfg: &Config) -> Result<Outputs, EmuError> {
         }
     }
     if let Some(p) = &cfg.stats {
-        out.stats = Some(
-            safefs::open_write(p, Open::Truncate, 0o644)
-                .map_err(|e| EmuError::Io(format!("--stats {}: cannot create it: {e}{whose}", p.display())))?,
-        );
+        out.stats = Some(safefs::open_write(p, Open::Truncate, 0o644).map_err(|e| {
+            EmuError::Io(format!("--stats {}: cannot create it: {e}{whose}", clip(&p.display().to_string())))
+        })?);
     }
     Ok(out)
 }
@@ -329,7 +330,7 @@ fn run_commands(cfg: &Config, tb: &Testbed, server_log: Option<File>) -> Result<
         let argv = vec!["/bin/sh".to_string(), "-c".to_string(), s.clone()];
         let mut child = tb
             .spawn(Side::Server, &argv, user.as_ref(), &env, true, Some(server_output(server_log)?))
-            .map_err(|e| EmuError::Io(format!("--server {s:?}: cannot start: {e}")))?;
+            .map_err(|e| EmuError::Io(format!("--server {:?}: cannot start: {e}", clip(s))))?;
         let deadline = std::time::Instant::now() + StdDuration::from_nanos(cfg.server_wait.as_nanos());
         loop {
             if listening(child.id()) {
@@ -361,7 +362,7 @@ fn run_commands(cfg: &Config, tb: &Testbed, server_log: Option<File>) -> Result<
             if let Some(s) = &mut server {
                 stop_group(s, StdDuration::ZERO);
             }
-            return Err(EmuError::Io(format!("cannot start {:?}: {e}", argv.join(" "))));
+            return Err(EmuError::Io(format!("cannot start {:?}: {e}", clip(&argv.join(" ")))));
         }
     };
     let mut term_deadline: Option<std::time::Instant> = None;

@@ -19,6 +19,7 @@
 use crate::forward::{DirIo, Forward, Port};
 use crate::sys;
 use crate::EmuError;
+use rtac_core::units::clip;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -96,8 +97,9 @@ fn ip(args: &[&str]) -> Result<(), EmuError> {
 fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), EmuError> {
     let path = format!("/proc/sys/{}", key.replace('.', "/"));
     let (k, v) = (key.to_string(), value.to_string());
-    sys::in_netns(ns, move || std::fs::write(&path, v.as_bytes()))
-        .map_err(|e| EmuError::Setup(format!("cannot set sysctl {k}={value:?} in namespace {ns}: {e}")))
+    sys::in_netns(ns, move || std::fs::write(&path, v.as_bytes())).map_err(|e| {
+        EmuError::Setup(format!("cannot set sysctl {}={:?} in namespace {ns}: {e}", clip(&k), clip(value)))
+    })
 }
 
 /// Takes the registry lock (creating /run/rtac).

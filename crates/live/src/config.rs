@@ -62,8 +62,12 @@ impl fmt::Display for ClampMode {
 impl FromStr for ClampMode {
     type Err = AgentError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad =
-            || AgentError::Usage(format!("clamp mode {s:?}: expected reapply, lock or lock:SIZE (such as lock:4MB)"));
+        let bad = || {
+            AgentError::Usage(format!(
+                "clamp mode {:?}: expected reapply, lock or lock:SIZE (such as lock:4MB)",
+                rtac_core::units::clip(s)
+            ))
+        };
         match s.trim() {
             "reapply" => Ok(ClampMode::Reapply),
             "lock" => Ok(ClampMode::Lock { rcvbuf: ClampMode::DEFAULT_LOCK_RCVBUF }),

@@ -401,7 +401,7 @@ fn dir_json(s: &DirStats, spec: &DirectionSpec, secs: f64) -> serde_json::Value 
     let us = |ns: u64| ns as f64 / 1e3;
     json!({
         "link": spec.link.to_string(),
-        "delay_ms": spec.delay.as_millis_f64(),
+        "propagation_ms": spec.delay.as_millis_f64(),
         "queue": spec.queue.to_string(),
         "queue_mode": spec.mode.to_string(),
         "loss": spec.loss,

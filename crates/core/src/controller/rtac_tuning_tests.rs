@@ -2,7 +2,6 @@
 
 use super::*;
 
-
 /// A tuner in `mode`, quiet since `t0`, whose last smoothed RTT was `srtt`.
 fn tuner(mode: Mode, srtt: Duration) -> Tuner {
     let mut t = Tuner::new(None);

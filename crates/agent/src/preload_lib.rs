@@ -6,7 +6,7 @@
 //! (`build.rs`), which is what an installed `rtac` (`cargo install`) has.
 //!
 //! The embedded copy is written, once per process, into a directory of its
-//! own made by mkdtemp(3) (mode 0700, a random name) under
+//! own (`rtac_live::safefs::PrivateDir`: mkdtemp(3), mode 0700, a random name, checked) under
 //! `$XDG_RUNTIME_DIR` when that is a private directory of this user, else
 //! under the temporary directory; the file is created with O_EXCL and
 //! O_NOFOLLOW, so nothing at a predictable path is written or followed.
@@ -17,10 +17,9 @@
 
 use crate::run::{find_preload, preload_candidates, ENV_PRELOAD, PRELOAD_NAME};
 use rtac_live::AgentError;
-use std::ffi::OsString;
+use rtac_live::safefs::PrivateDir;
 use std::io::Write;
-use std::os::unix::ffi::OsStringExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
 
@@ -49,15 +48,13 @@ pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, AgentError> {
     }
 }
 
-/// The directory written by [`extracted`], removed at exit.
-static EXTRACTED: Mutex<Option<(PathBuf, PathBuf)>> = Mutex::new(None);
+/// The directory written by [`extracted`] (its file removed with it when
+/// dropped, at exit) and the file's path.
+static EXTRACTED: Mutex<Option<(PrivateDir, PathBuf)>> = Mutex::new(None);
 
 extern "C" fn remove_extracted() {
     if let Ok(mut g) = EXTRACTED.lock() {
-        if let Some((dir, file)) = g.take() {
-            let _ = std::fs::remove_file(file);
-            let _ = std::fs::remove_dir(dir);
-        }
+        g.take();
     }
 }
 
@@ -68,23 +65,17 @@ fn extracted(bytes: &[u8]) -> Result<PathBuf, AgentError> {
     if let Some((_, file)) = g.as_ref() {
         return Ok(file.clone());
     }
-    let dir = private_dir(&base_dir())?;
-    let file = dir.join(PRELOAD_NAME);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o500)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(&file)
-        .and_then(|mut f| f.write_all(bytes));
-    if let Err(err) = written {
-        let _ = std::fs::remove_file(&file);
-        let _ = std::fs::remove_dir(&dir);
-        return Err(AgentError::Io {
-            what: format!("cannot write the embedded {PRELOAD_NAME} to {}", file.display()),
-            err,
-        });
-    }
+    let base = base_dir();
+    let mut dir = PrivateDir::create(&base, "rtac-preload-").map_err(|err| AgentError::Io {
+        what: format!("cannot make a private directory in {}", base.display()),
+        err,
+    })?;
+    let file = dir.path().join(PRELOAD_NAME);
+    // The directory and whatever was created in it go when `dir` drops.
+    dir.create_file(PRELOAD_NAME, 0o500).and_then(|mut f| f.write_all(bytes)).map_err(|err| AgentError::Io {
+        what: format!("cannot write the embedded {PRELOAD_NAME} to {}", file.display()),
+        err,
+    })?;
     *g = Some((dir, file.clone()));
     static AT_EXIT: Once = Once::new();
     // SAFETY: registers a plain function with no arguments.
@@ -109,43 +100,18 @@ fn base_dir() -> PathBuf {
     std::env::temp_dir()
 }
 
-/// A new directory `base/rtac-preload-XXXXXX` (mkdtemp: mode 0700, created
-/// atomically, never an existing one).
-fn private_dir(base: &Path) -> Result<PathBuf, AgentError> {
-    let mut template = base.join("rtac-preload-XXXXXX").into_os_string().into_vec();
-    template.push(0);
-    // SAFETY: a writable, NUL-terminated buffer ending in XXXXXX.
-    let p = unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) };
-    if p.is_null() {
-        let err = std::io::Error::last_os_error();
-        return Err(AgentError::Io { what: format!("cannot make a private directory in {}", base.display()), err });
-    }
-    template.pop();
-    Ok(PathBuf::from(OsString::from_vec(template)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_extracted_copy_is_private_and_holds_the_bytes() {
-        let base = std::env::temp_dir();
-        let dir = private_dir(&base).unwrap();
-        let m = std::fs::symlink_metadata(&dir).unwrap();
-        assert!(m.is_dir());
-        assert_eq!(m.permissions().mode() & 0o777, 0o700);
-        assert!(dir.file_name().unwrap().to_str().unwrap().starts_with("rtac-preload-"));
-        let other = private_dir(&base).unwrap();
-        assert_ne!(dir, other, "two directories, two names");
-        std::fs::remove_dir(&dir).unwrap();
-        std::fs::remove_dir(&other).unwrap();
-
         let file = extracted(b"\x7fELF not really").unwrap();
         assert_eq!(std::fs::read(&file).unwrap(), b"\x7fELF not really");
         assert_eq!(extracted(b"other").unwrap(), file, "written once per process");
         let dir = file.parent().unwrap().to_path_buf();
         assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+        assert!(dir.file_name().unwrap().to_str().unwrap().starts_with("rtac-preload-"));
         remove_extracted();
         assert!(!dir.exists(), "removed at exit");
     }

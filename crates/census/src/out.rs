@@ -5,7 +5,9 @@
 //!   ask for more networks, and runs only the ones not yet done.
 //! - `networks.csv`: one row per network and receiver (the baseline
 //!   included), appended as networks finish, a network's rows in one write.
-//!   A last line cut short by a kill is dropped on resume.
+//!   A last record cut short by a kill is dropped on resume. Files are
+//!   opened, locked, written atomically and read as CSV by
+//!   `rtac_sweep::out`, as a sweep's are.
 //! - `failures/`: each failing (network, receiver) as a scenario file with
 //!   the baseline and that receiver, which `rtac sim` replays; synthetic
 //!   traces are written beside them in `failures/traces/`.
@@ -13,11 +15,10 @@
 //! - `.lock`: held (flock) while a census writes the directory.
 
 use crate::{scenario_text, CensusError, LinkService, Measure, NetworkResult, Settings, TraceSource};
+use rtac_sweep::out::{self, open_nofollow, quote, records, try_lock};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 const HEADER: &str =
@@ -35,15 +36,6 @@ fn io_err(path: &Path, what: &str, e: std::io::Error) -> CensusError {
     CensusError::Output { path: path.to_path_buf(), message: format!("{what}: {e}") }
 }
 
-/// Opens a regular file without following a symlink at its last component.
-fn open_nofollow(path: &Path, opts: &mut OpenOptions) -> std::io::Result<File> {
-    let f = opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC).open(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
-    }
-    Ok(f)
-}
-
 /// The identity of a census, as `census.toml` holds it.
 fn identity(s: &Settings) -> String {
     let list = |v: Vec<String>| v.iter().map(|x| format!("{x:?}")).collect::<Vec<_>>().join(", ");
@@ -57,48 +49,8 @@ fn identity(s: &Settings) -> String {
     )
 }
 
-/// Writes `text` to `path` atomically: a temporary file in the same
-/// directory, synced, then renamed over it.
 fn write_atomic(path: &Path, text: &str) -> Result<(), CensusError> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut f = open_nofollow(&tmp, OpenOptions::new().write(true).create_new(true).mode(0o644))
-        .map_err(|e| io_err(&tmp, "cannot create", e))?;
-    f.write_all(text.as_bytes()).and_then(|()| f.sync_all()).map_err(|e| io_err(&tmp, "cannot write", e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io_err(path, "cannot write", e))
-}
-
-/// One CSV field, quoted when it holds a comma, quote or line break.
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// Splits CSV text into records of fields (RFC 4180 quoting).
-fn records(text: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    let (mut rec, mut cur, mut quoted, mut chars) = (Vec::new(), String::new(), false, text.chars().peekable());
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                cur.push('"');
-            }
-            (true, '"') => quoted = false,
-            (true, c) => cur.push(c),
-            (false, '"') => quoted = true,
-            (false, ',') => rec.push(std::mem::take(&mut cur)),
-            (false, '\n') => {
-                rec.push(std::mem::take(&mut cur));
-                out.push(std::mem::take(&mut rec));
-            }
-            (false, '\r') => {}
-            (false, c) => cur.push(c),
-        }
-    }
-    out
+    out::write_atomic(path, text.as_bytes()).map_err(|e| io_err(path, "cannot write", e))
 }
 
 fn opt(x: Option<f64>) -> String {
@@ -112,7 +64,7 @@ pub fn rows(s: &Settings, r: &NetworkResult) -> String {
         [
             net.index.to_string(),
             net.category.name().to_string(),
-            field(receiver),
+            quote(receiver),
             m.mbps.to_string(),
             m.rtt_ms.to_string(),
             opt(m.share),
@@ -122,7 +74,7 @@ pub fn rows(s: &Settings, r: &NetworkResult) -> String {
             v.map_or(String::new(), |v| format!("{:.4}", v.thr_ratio)),
             v.map_or(String::new(), |v| format!("{:.4}", v.rtt_ratio)),
             format!("{:.3}", r.wall_s),
-            field(&net.describe()),
+            quote(&net.describe()),
         ]
         .join(",")
             + "\n"
@@ -146,10 +98,9 @@ impl Output {
             Err(_) => std::fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create the directory", e))?,
         }
         let lock_path = dir.join(".lock");
-        let lock = open_nofollow(&lock_path, OpenOptions::new().write(true).create(true).truncate(false).mode(0o644))
+        let lock = open_nofollow(&lock_path, OpenOptions::new().write(true).create(true).truncate(false))
             .map_err(|e| io_err(&lock_path, "cannot open the lock file", e))?;
-        // SAFETY: flock on a file descriptor this function owns.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        if !try_lock(&lock).map_err(|e| io_err(&lock_path, "cannot lock", e))? {
             return Err(CensusError::Output {
                 path: dir.into(),
                 message: "another census is writing this directory (its .lock is held)".into(),
@@ -173,12 +124,12 @@ impl Output {
             // Absent, or left empty by a write that did not finish.
             _ => write_atomic(&id_path, &want)?,
         }
-        let mut rows = open_nofollow(&rows_path, OpenOptions::new().read(true).append(true).create(true).mode(0o644))
+        let mut rows = open_nofollow(&rows_path, OpenOptions::new().read(true).append(true).create(true))
             .map_err(|e| io_err(&rows_path, "cannot open", e))?;
         let mut text = String::new();
         rows.read_to_string(&mut text).map_err(|e| io_err(&rows_path, "cannot read", e))?;
-        // Drop a last line cut short.
-        let keep = text.rfind('\n').map_or(0, |i| i + 1);
+        // Drop a last record cut short.
+        let (records, keep) = records(&text);
         if keep < text.len() {
             rows.set_len(keep as u64).map_err(|e| io_err(&rows_path, "cannot truncate", e))?;
             text.truncate(keep);
@@ -187,14 +138,14 @@ impl Output {
         if text.is_empty() {
             rows.write_all(format!("{HEADER}\n").as_bytes()).map_err(|e| io_err(&rows_path, "cannot write", e))?;
         }
-        let done = Self::parse_rows(s, &text);
+        let done = Self::parse_rows(s, records);
         Ok((Output { dir: dir.to_path_buf(), rows, _lock: lock }, done))
     }
 
-    /// The networks whose rows are all in `text`.
-    fn parse_rows(s: &Settings, text: &str) -> Vec<NetworkResult> {
+    /// The networks whose rows are all in `records` (the header first).
+    fn parse_rows(s: &Settings, records: Vec<(usize, Vec<String>)>) -> Vec<NetworkResult> {
         let mut by_index: BTreeMap<u64, BTreeMap<String, (Measure, f64)>> = BTreeMap::new();
-        for rec in records(text).into_iter().skip(1) {
+        for (_, rec) in records.into_iter().skip(1) {
             if rec.len() != HEADER.split(',').count() {
                 continue;
             }
@@ -264,17 +215,5 @@ impl Output {
 
     pub fn dir(&self) -> &Path {
         &self.dir
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_fields_with_commas_quotes_and_newlines_read_back() {
-        let fields = ["plain", "a,b", "say \"hi\"", "two\nlines", ""];
-        let line = fields.iter().map(|f| field(f)).collect::<Vec<_>>().join(",") + "\n";
-        assert_eq!(records(&line), vec![fields.iter().map(|s| s.to_string()).collect::<Vec<_>>()]);
     }
 }

@@ -275,16 +275,20 @@ fn line(cells: &[Cell]) -> String {
             Cell::Bool(b) => b.to_string(),
             Cell::Null => String::new(),
         };
-        if text.contains([',', '"', '\n', '\r']) {
-            out.push('"');
-            out.push_str(&text.replace('"', "\"\""));
-            out.push('"');
-        } else {
-            out.push_str(&text);
-        }
+        out.push_str(&quote(&text));
     }
     out.push('\n');
     out
+}
+
+/// One CSV field as RFC 4180 writes it: quoted, with its quotes doubled,
+/// when it holds a separator, a quote or a line break.
+pub fn quote(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
 }
 
 /// The records of CSV text as `line` writes them (RFC 4180: a quoted field
@@ -292,7 +296,7 @@ fn line(cells: &[Cell]) -> String {
 /// it starts on, and the length of the text they take. A last record
 /// without its line end, or with a quote still open, was cut short by an
 /// interrupted write: it is left out, and the length stops before it.
-fn records(text: &str) -> (Vec<(usize, Vec<String>)>, usize) {
+pub fn records(text: &str) -> (Vec<(usize, Vec<String>)>, usize) {
     let mut done = Vec::new();
     let mut complete = 0;
     let mut cells = vec![String::new()];

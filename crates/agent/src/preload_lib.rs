@@ -16,8 +16,8 @@
 //! `rtac` killed by SIGKILL leaves them to the temporary directory's cleaner).
 
 use crate::run::{find_preload, preload_candidates, ENV_PRELOAD, PRELOAD_NAME};
-use rtac_live::AgentError;
 use rtac_live::safefs::PrivateDir;
+use rtac_live::AgentError;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

@@ -130,6 +130,7 @@ mod autotuning;
 mod drw;
 mod drwa;
 mod fixed;
+mod link_budget;
 mod none;
 mod rtac;
 pub mod rtac_tuning;
@@ -138,11 +139,12 @@ pub use autotuning::{Autotuning, AutotuningParams};
 pub use drw::{Drw, DrwParams};
 pub use drwa::{Drwa, DrwaParams};
 pub use fixed::{Static, StaticParams};
+pub use link_budget::{BudgetState, LinkBudget, LinkMember, DEMAND_GROWTH, INITIAL_SEGMENTS};
 pub use none::NoLimit;
 pub use rtac::{k_from_bdp, Rtac, RtacParams, PAPER_RMEM_MAX, SELF_TUNING_RMEM_MAX};
 
 /// Any controller, for code that chooses one at run time.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum AnyController {
     None(NoLimit),
     Static(Static),
@@ -150,6 +152,8 @@ pub enum AnyController {
     Drwa(Drwa),
     Rtac(Rtac),
     Drw(Drw),
+    /// A connection of a per-link `rtac` budget ([`LinkBudget`]).
+    Link(LinkMember),
 }
 
 impl AnyController {
@@ -180,6 +184,7 @@ impl AnyController {
             AnyController::Drwa(_) => ControllerKind::Drwa,
             AnyController::Rtac(_) => ControllerKind::Rtac,
             AnyController::Drw(_) => ControllerKind::Drw,
+            AnyController::Link(_) => ControllerKind::Rtac,
         }
     }
 
@@ -191,6 +196,7 @@ impl AnyController {
             AnyController::Drwa(c) => c,
             AnyController::Rtac(c) => c,
             AnyController::Drw(c) => c,
+            AnyController::Link(c) => c,
         }
     }
 
@@ -202,6 +208,7 @@ impl AnyController {
             AnyController::Drwa(c) => c,
             AnyController::Rtac(c) => c,
             AnyController::Drw(c) => c,
+            AnyController::Link(c) => c,
         }
     }
 }

@@ -216,6 +216,11 @@ impl Param<'_> {
         }
     }
 
+    /// One of `options`, as written.
+    pub fn choice(&self, options: &[&'static str], expected: &'static str) -> Result<&'static str, ControllerError> {
+        options.iter().copied().find(|o| *o == self.value).ok_or_else(|| self.bad(expected))
+    }
+
     /// A duration such as `18ms`.
     pub fn duration(&self) -> Result<Duration, ControllerError> {
         parse_duration(self.value).map_err(|e| self.bad(e.expected))

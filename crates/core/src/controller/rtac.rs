@@ -17,7 +17,7 @@ use crate::estimators::{clamp_rwnd, PerRttCounter, RttEwma};
 use crate::time::{Duration, Instant};
 
 const NAME: &str = "rtac";
-const KEYS: &[&str] = &["k", "bdp", "theta", "a", "alpha", "beta", "delta", "rmem_max", "init_rwnd"];
+const KEYS: &[&str] = &["k", "bdp", "theta", "a", "alpha", "beta", "delta", "rmem_max", "init_rwnd", "budget"];
 
 /// The paper's tcp_rmem_max, 2,560 KB (Table I): the fixed-K controller's
 /// default limit.
@@ -59,6 +59,10 @@ pub struct RtacParams {
     pub rmem_max: u64,
     /// The window advertised before the first estimate, in bytes.
     pub init_rwnd: u64,
+    /// `budget=link` (the default): the connections of one receiver that
+    /// cross one access link share one budget ([`super::LinkBudget`]);
+    /// `budget=connection`: each connection runs its own controller.
+    pub per_link: bool,
 }
 
 impl Default for RtacParams {
@@ -74,6 +78,7 @@ impl Default for RtacParams {
             delta: None,                    // measured (paper: 18 ms LTE, 8 ms Wi-Fi, §IV.A)
             rmem_max: SELF_TUNING_RMEM_MAX, // no cap below what a fast, long path needs
             init_rwnd: 65_536,              // 64 KB, Linux's initial advertised window
+            per_link: true,                 // one budget per access link
         }
     }
 }
@@ -107,6 +112,7 @@ impl RtacParams {
                 "delta" => out.delta = Some(kv.duration()?),
                 "rmem_max" => (out.rmem_max, rmem_given) = (kv.bytes()?, true),
                 "init_rwnd" => out.init_rwnd = kv.bytes()?,
+                "budget" => out.per_link = kv.choice(&["link", "connection"], "link or connection")? == "link",
                 _ => return Err(kv.unknown(KEYS)),
             }
         }
@@ -176,6 +182,11 @@ impl Rtac {
         if self.rwnd.is_some_and(|r| r < rwnd) {
             self.advertise(rwnd);
         }
+    }
+
+    /// True while a self-tuning drain probe holds the window down.
+    pub fn probing(&self) -> bool {
+        self.tuner.as_deref().is_some_and(Tuner::probing)
     }
 
     /// Eq. (8): the window in packets a Reno sender reaches at the price of

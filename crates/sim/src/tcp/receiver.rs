@@ -38,7 +38,7 @@ pub fn window_scale(max_window: Option<u64>) -> u8 {
     (0..MAX_WSCALE).find(|&ws| 65_535u64 << ws >= need).unwrap_or(MAX_WSCALE)
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Receiver {
     flow: u32,
     mss: u32,

@@ -445,3 +445,148 @@ impl Drop for LinkMember {
         s.split();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controller::AnyController;
+
+    const MSS: u32 = 1448;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    /// `n` connections of one budget fed in turn: per step of 1 ms each
+    /// gets an RTT sample `rtt(i, t)` and consumes `bytes(i, t)`.
+    fn drive(
+        members: &mut [LinkMember],
+        from: u64,
+        to: u64,
+        rtt: impl Fn(usize, u64) -> Duration,
+        bytes: impl Fn(usize, u64) -> u64,
+    ) {
+        for t in from..to {
+            let now = Instant::from_millis(t);
+            for (i, m) in members.iter_mut().enumerate() {
+                m.on_rtt_sample(now, rtt(i, t));
+                m.on_data_consumed(now, bytes(i, t));
+            }
+        }
+    }
+
+    fn jain(x: &[f64]) -> f64 {
+        let s: f64 = x.iter().sum();
+        s * s / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+    }
+
+    #[test]
+    fn one_connection_is_rtac_itself() {
+        // The same events, one by one, to a lone member and to a plain
+        // controller: every window equal, start-up and probes included.
+        let b = LinkBudget::new(RtacParams::default(), MSS);
+        let mut m = b.join();
+        let mut plain = Rtac::new(RtacParams::default(), MSS);
+        for t in 0..30_000u64 {
+            let now = Instant::from_millis(t);
+            // A queue that builds with the window and a loss at 3 s.
+            let rtt = ms(40 + (t / 7) % 30);
+            m.on_rtt_sample(now, rtt);
+            plain.on_rtt_sample(now, rtt);
+            if t == 3_000 {
+                m.on_sequence_hole(now);
+                plain.on_sequence_hole(now);
+            }
+            let bytes = 1448 * (1 + t % 3);
+            m.on_data_consumed(now, bytes);
+            plain.on_data_consumed(now, bytes);
+            assert_eq!(m.rwnd(), plain.rwnd(), "t = {t} ms");
+            assert_eq!(m.defers_to_kernel(), plain.defers_to_kernel(), "t = {t} ms");
+        }
+    }
+
+    #[test]
+    fn equal_bulk_connections_split_the_window_equally() {
+        let b = LinkBudget::new(RtacParams::default(), MSS);
+        let mut ms4: Vec<LinkMember> = (0..4).map(|_| b.join()).collect();
+        drive(&mut ms4, 0, 20_000, |_, t| ms(50 + (t % 10)), |_, _| 1448);
+        let w: Vec<f64> = ms4.iter().map(|m| m.rwnd().unwrap() as f64).collect();
+        assert!(jain(&w) > 0.99, "{w:?}");
+        let total: f64 = w.iter().sum();
+        let agg = b.state().window.unwrap() as f64;
+        assert!((total - agg).abs() <= 0.02 * agg, "the shares add up to the budget: {total} vs {agg}");
+    }
+
+    #[test]
+    fn an_idle_connection_holds_one_initial_window_and_returns_it_when_it_ends() {
+        let b = LinkBudget::new(RtacParams::default(), MSS);
+        let mut ms3: Vec<LinkMember> = (0..3).map(|_| b.join()).collect();
+        // Connection 2 delivers nothing.
+        drive(&mut ms3, 0, 20_000, |_, _| ms(50), |i, _| if i == 2 { 0 } else { 2 * 1448 });
+        let idle = ms3[2].rwnd().unwrap();
+        let bulk = ms3[0].rwnd().unwrap();
+        assert!(idle <= INITIAL_SEGMENTS * MSS as u64 + MSS as u64, "idle {idle}");
+        assert!(bulk > 4 * idle, "bulk {bulk} idle {idle}");
+        let agg = b.state().window.unwrap() as f64;
+        drop(ms3.pop());
+        let after = ms3[0].rwnd().unwrap() as f64;
+        assert!(after >= bulk as f64 && after <= 0.51 * agg, "{bulk} -> {after} of {agg}");
+        assert_eq!(b.state().connections, 2);
+    }
+
+    #[test]
+    fn a_slow_reader_is_capped_at_twice_what_it_reads() {
+        let b = LinkBudget::new(RtacParams::default(), MSS);
+        let mut ms2: Vec<LinkMember> = (0..2).map(|_| b.join()).collect();
+        // Connection 1 reads 50 KB per 50 ms RTT; connection 0 more.
+        drive(&mut ms2, 0, 20_000, |_, _| ms(50), |i, t| if i == 1 { u64::from(t % 50 == 0) * 51_200 } else { 8 * 1448 });
+        let slow = ms2[1].rwnd().unwrap() as f64;
+        assert!(slow <= 2.2 * 51_200.0 && slow >= 1.5 * 51_200.0, "slow reader's window {slow}");
+        assert!(ms2[0].rwnd().unwrap() as f64 > 2.0 * slow);
+    }
+
+    #[test]
+    fn a_connection_that_joins_a_standing_queue_does_not_lower_the_base_rtt() {
+        let b = LinkBudget::new(RtacParams::default(), MSS);
+        let mut first = vec![b.join()];
+        drive(&mut first, 0, 1_000, |_, t| ms(40 + t / 100), |_, _| 1448);
+        let anchor = b.state().anchor.unwrap();
+        assert_eq!(anchor, ms(40));
+        // The second connection first sees 60 ms of queue above a 100 ms base.
+        let mut both = vec![first.pop().unwrap(), b.join()];
+        drive(&mut both, 1_000, 2_000, |i, _| if i == 0 { ms(100) } else { ms(160) }, |_, _| 1448);
+        let st = b.state();
+        assert_eq!(st.anchor, Some(ms(40)), "the unconfirmed connection's minimum is not the link's");
+        assert!(st.queue_delay.unwrap() > ms(40), "{:?}", st.queue_delay);
+    }
+
+    #[test]
+    fn connections_at_different_distances_keep_their_rates_at_their_own_rtts() {
+        let b = LinkBudget::new(RtacParams::paper(3e-7), MSS);
+        let mut ms2: Vec<LinkMember> = (0..2).map(|_| b.join()).collect();
+        // Bases 20 and 200 ms, the same 10 ms of queue, equal rates.
+        drive(&mut ms2, 0, 20_000, |i, _| if i == 0 { ms(30) } else { ms(210) }, |_, _| 1448);
+        let (near, far) = (ms2[0].rwnd().unwrap() as f64, ms2[1].rwnd().unwrap() as f64);
+        let want = 210.0 / 30.0;
+        assert!((far / near - want).abs() < 0.15 * want, "far / near = {}", far / near);
+    }
+
+    #[test]
+    fn only_rtac_with_a_link_budget_has_one() {
+        let p = Params::new();
+        assert!(LinkBudget::for_choice(ControllerKind::Rtac, MSS, &p).unwrap().is_some());
+        let off = Params::parse_list("budget=connection").unwrap();
+        assert!(LinkBudget::for_choice(ControllerKind::Rtac, MSS, &off).unwrap().is_none());
+        assert!(LinkBudget::for_choice(ControllerKind::Drwa, MSS, &p).unwrap().is_none());
+        let bad = Params::parse_list("budget=host").unwrap();
+        assert!(matches!(
+            LinkBudget::for_choice(ControllerKind::Rtac, MSS, &bad),
+            Err(ControllerError::BadValue { .. })
+        ));
+        // A member is a controller like any other.
+        let b = LinkBudget::for_choice(ControllerKind::Rtac, MSS, &p).unwrap().unwrap();
+        let c = AnyController::Link(b.join());
+        assert_eq!(c.kind(), ControllerKind::Rtac);
+        assert_eq!(c.rwnd(), Some(65_536));
+    }
+}

@@ -1,0 +1,241 @@
+//! One receiver, many connections: the per-link budget (`rtac`, whose
+//! connections of one receiver share one budget) against per-connection
+//! RTAC (`rtac:budget=connection`, the control) and the Linux receiver
+//! (`autotuning:rmem_max=16MB`, the baseline), with 2, 4, 8 and 16 CUBIC
+//! connections of one receiver in one queue. Prints a table and, per row,
+//! whether the targets hold; asserts nothing.
+//!
+//! cargo bench -p rtac-sim --bench connections [-- SEEDS] [fixed|traces|lte]... [n=2,4]
+//!
+//! - fixed-rate links of 5-500 Mbit/s x 20-200 ms base RTT, buffer 5 x BDP;
+//! - the Mahimahi downlink traces in `traces/mahimahi`, 20 ms each way, a
+//!   1000-packet buffer;
+//! - fixed links with the `lte` channel (non-congestive delay variation).
+//!
+//! Targets per row, as medians over seeds 1..=SEEDS (default 20): total
+//! throughput >= 0.9 x the Linux receiver's; mean RTT <= max(0.5 x the
+//! Linux receiver's, 2 x base RTT); Jain's index among the connections'
+//! throughputs >= 0.9. Each row gives the median with a distribution-free
+//! 95 % confidence interval of the median where there are six seeds or
+//! more.
+
+use rtac_netmodel::ChannelSpec;
+use rtac_sim::scenario::parse_str;
+use rtac_sim::{run_all, RunOptions, RunResult, Scenario};
+use std::path::{Path, PathBuf};
+
+const CONTROLLERS: &str = r#"{ label = "linux", controller = "autotuning", params = { rmem_max = "16MB" } },
+  { label = "per-conn", controller = "rtac", params = { budget = "connection" } },
+  { label = "per-link", controller = "rtac" }"#;
+const LABELS: [&str; 3] = ["linux", "per-conn", "per-link"];
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// A distribution-free 95 % confidence interval of the median: the order
+/// statistics x_(j) and x_(n+1-j) with the largest j for which a
+/// Binomial(n, 1/2) count falls below j with probability at most 2.5 %.
+fn median_ci(mut v: Vec<f64>) -> Option<(f64, f64)> {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let mut ln_term = -(n as f64) * std::f64::consts::LN_2;
+    let (mut below, mut j) = (0.0, 0);
+    for i in 0..n {
+        below += ln_term.exp();
+        if below > 0.025 {
+            break;
+        }
+        j = i + 1;
+        ln_term += ((n - i) as f64 / (i + 1) as f64).ln();
+    }
+    (j >= 1).then(|| (v[j - 1], v[n - j]))
+}
+
+fn total_mbps(r: &RunResult) -> f64 {
+    r.flows.iter().map(|f| f.throughput_mbps).sum()
+}
+
+/// Mean RTT over all connections, weighted by their sample counts.
+fn mean_rtt(r: &RunResult) -> f64 {
+    let n: u64 = r.flows.iter().map(|f| f.rtt_samples).sum();
+    r.flows.iter().map(|f| f.rtt_mean_ms * f.rtt_samples as f64).sum::<f64>() / n.max(1) as f64
+}
+
+/// Jain's fairness index of the connections' throughputs.
+fn jain(r: &RunResult) -> f64 {
+    let x: Vec<f64> = r.flows.iter().map(|f| f.throughput_mbps).collect();
+    let s: f64 = x.iter().sum();
+    let q: f64 = x.iter().map(|v| v * v).sum();
+    if q > 0.0 {
+        s * s / (x.len() as f64 * q)
+    } else {
+        0.0
+    }
+}
+
+/// Per label, per seed: the runs of `sc` with seeds 1..=seeds.
+fn runs(mut sc: Scenario, seeds: u64) -> Vec<Vec<RunResult>> {
+    (1..=seeds)
+        .map(|seed| {
+            sc.seed = seed;
+            run_all(&sc, &RunOptions::default(), threads())
+        })
+        .collect()
+}
+
+fn values(seeds: &[Vec<RunResult>], label: &str, f: impl Fn(&RunResult) -> f64) -> Vec<f64> {
+    seeds.iter().map(|runs| f(runs.iter().find(|r| r.label == label).expect("label"))).collect()
+}
+
+fn show(v: Vec<f64>, prec: usize) -> String {
+    let m = median(v.clone());
+    match median_ci(v) {
+        Some((lo, hi)) => format!("{m:.prec$} [{lo:.prec$}-{hi:.prec$}]"),
+        None => format!("{m:.prec$}"),
+    }
+}
+
+/// Held rows per label, out of the rows run.
+#[derive(Default)]
+struct Tally {
+    held: [usize; 3],
+    rows: usize,
+}
+
+fn rows(name: &str, n: u32, base_rtt: f64, seeds: &[Vec<RunResult>], tally: &mut Tally) {
+    let thr0 = median(values(seeds, "linux", total_mbps));
+    let rtt0 = median(values(seeds, "linux", mean_rtt));
+    tally.rows += 1;
+    for (k, label) in LABELS.iter().enumerate() {
+        let (thr, rtt, fair) = (values(seeds, label, total_mbps), values(seeds, label, mean_rtt), values(seeds, label, jain));
+        let (tm, rm, jm) = (median(thr.clone()), median(rtt.clone()), median(fair.clone()));
+        let ok = tm >= 0.9 * thr0 && rm <= (0.5 * rtt0).max(2.0 * base_rtt) && jm >= 0.9;
+        tally.held[k] += ok as usize;
+        let verdict = if *label == "linux" { "-" } else if ok { "yes" } else { "NO" };
+        println!(
+            "{name:<30} {n:>2} {label:<8} {:>22} {:>5.2} {:>22} {:>5.2} {:>5.2} {:>5.2}  {verdict}",
+            show(thr, 2),
+            tm / thr0,
+            show(rtt, 1),
+            rm / rtt0,
+            rm / base_rtt,
+            jm,
+        );
+    }
+}
+
+fn header(what: &str) {
+    println!("\n{what}");
+    println!(
+        "{:<30} {:>2} {:<8} {:>22} {:>5} {:>22} {:>5} {:>5} {:>5}  targets",
+        "case", "n", "rx", "Mbit/s [95% CI]", "xlin", "RTT ms [95% CI]", "xlin", "xbase", "Jain"
+    );
+}
+
+fn scenario(name: &str, link: &str, n: u32) -> Scenario {
+    let text = format!(
+        "name = \"{name}\"\nduration = \"40s\"\nmeasure_from = \"10s\"\nstart_jitter = \"1s\"\n\
+         controllers = [{CONTROLLERS}]\n[[link]]\nname = \"access\"\n{link}\n\
+         [[flow]]\ncc = \"cubic\"\ncount = {n}\nreceiver = \"host\"\n"
+    );
+    parse_str(&text, "connections").unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fixed(seeds: u64, counts: &[u32], channel: Option<&str>, tally: &mut Tally) {
+    let cases: &[(u32, u32)] = match channel {
+        None => &[(5, 20), (5, 200), (50, 50), (50, 200), (500, 20), (500, 100)],
+        Some(_) => &[(20, 20), (100, 50)],
+    };
+    let extra = channel.map_or(0.0, |c| ChannelSpec::parse(c).expect("channel").mean_extra().as_secs_f64() * 1e3);
+    for &(rate, rtt) in cases {
+        let bdp = rate as f64 * 1e6 * rtt as f64 / 1e3 / 12_000.0;
+        let buffer = ((5.0 * bdp).round() as u64).max(10);
+        let mut link = format!("rate = \"{rate}mbit\"\ndelay = \"{}us\"\nqueue = \"droptail:packets={buffer}\"", rtt * 500);
+        if let Some(c) = channel {
+            link.push_str(&format!("\nchannel = \"{c}\""));
+        }
+        let name = match channel {
+            None => format!("{rate} Mbit/s x {rtt} ms, {buffer} pkts"),
+            Some(c) => format!("{rate} Mbit/s x {rtt} ms {c}, {buffer}"),
+        };
+        for &n in counts {
+            rows(&name, n, rtt as f64 + extra, &runs(scenario(&name, &link, n), seeds), tally);
+        }
+    }
+}
+
+fn recorded() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "down"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn traces(seeds: u64, counts: &[u32], tally: &mut Tally) {
+    for path in recorded() {
+        let link = format!("trace = {:?}\ndelay = \"20ms\"\nqueue = \"droptail:packets=1000\"", path.display().to_string());
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        for &n in counts {
+            rows(&name, n, 40.0, &runs(scenario(&name, &link, n), seeds), tally);
+        }
+    }
+}
+
+fn main() {
+    let mut seeds = 20;
+    let mut counts = vec![2, 4, 8, 16];
+    let mut parts = Vec::new();
+    for a in std::env::args().skip(1) {
+        if let Ok(s) = a.parse::<u64>() {
+            seeds = s.max(1);
+        } else if let Some(list) = a.strip_prefix("n=") {
+            counts = list.split(',').map(|c| c.parse().unwrap_or_else(|_| panic!("n={list}: not a list of counts"))).collect();
+        } else if a != "--bench" {
+            parts.push(a);
+        }
+    }
+    if parts.is_empty() {
+        parts = vec!["fixed".into(), "traces".into(), "lte".into()];
+    }
+    let wall = std::time::Instant::now();
+    let mut tally = Tally::default();
+    for p in &parts {
+        match p.as_str() {
+            "fixed" => {
+                header("fixed-rate links, buffer 5 x BDP, n CUBIC connections of one receiver");
+                fixed(seeds, &counts, None, &mut tally);
+            }
+            "lte" => {
+                header("fixed-rate links with the lte channel, buffer 5 x BDP");
+                fixed(seeds, &counts, Some("lte"), &mut tally);
+            }
+            "traces" => {
+                header("Mahimahi downlink traces, 20 ms each way, 1000-packet buffer");
+                traces(seeds, &counts, &mut tally);
+            }
+            other => panic!("unknown part {other:?}: fixed, traces or lte"),
+        }
+    }
+    println!(
+        "\ntargets held (of {} rows): per-conn {}, per-link {}; seeds 1..={seeds}; {:.0} s wall",
+        tally.rows,
+        tally.held[1],
+        tally.held[2],
+        wall.elapsed().as_secs_f64()
+    );
+}

@@ -14,7 +14,8 @@ pub mod tcp;
 mod world;
 
 pub use results::{
-    DataPackets, FlowResult, FlowSample, LinkResult, LinkSample, RunResult, Series, SeriesSink, SeriesSize,
+    DataPackets, FlowResult, FlowSample, LinkResult, LinkSample, ReceiverResult, RunResult, Series, SeriesSink,
+    SeriesSize,
 };
 pub use scenario::{ControllerChoice, FlowSpec, LinkSpec, Scenario, ScenarioError};
 pub use tcp::cc::CcKind;

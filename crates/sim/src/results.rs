@@ -10,6 +10,9 @@ pub struct RunResult {
     /// The run's controller (flows with a pinned controller may differ).
     pub controller: String,
     pub flows: Vec<FlowResult>,
+    /// The named receivers (`FlowSpec::receiver`), in the order of their
+    /// first flow entry; flows without a name are not listed here.
+    pub receivers: Vec<ReceiverResult>,
     pub links: Vec<LinkResult>,
     pub wall: std::time::Duration,
     /// Events the engine processed.
@@ -62,6 +65,66 @@ pub struct FlowResult {
     pub timeouts: u64,
     /// When the flow finished sending its `bytes` (finite flows only).
     pub completion: Option<Duration>,
+    /// The receiver host the flow is a connection of, when named.
+    pub receiver: Option<String>,
+}
+
+/// A receiver host: its connections taken together.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReceiverResult {
+    pub name: String,
+    /// Its connections' flow ids.
+    pub flows: Vec<usize>,
+    pub connections: usize,
+    /// The sum of its connections' goodputs (each over the part of the
+    /// measurement window it was active), Mbit/s.
+    pub throughput_mbps: f64,
+    pub bytes_delivered: u64,
+    /// Mean RTT over all its connections' samples (each connection's mean
+    /// weighted by its samples); NaN without samples.
+    pub rtt_mean_ms: f64,
+    pub rtt_samples: u64,
+    /// Jain's fairness index over its connections' goodputs,
+    /// (sum x)^2 / (n sum x^2), in [1/n, 1] (Jain, Chiu and Hawe, DEC
+    /// TR-301, 1984); `None` when none delivered anything.
+    pub jain: Option<f64>,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// When every connection carried `bytes` and finished: from its first
+    /// connection's start to its last connection's end.
+    pub completion: Option<Duration>,
+}
+
+impl ReceiverResult {
+    /// The receiver `name` whose connections are `flows`.
+    pub fn of(name: &str, flows: &[&FlowResult], completion: Option<Duration>) -> Self {
+        let samples: u64 = flows.iter().map(|f| f.rtt_samples).sum();
+        let weighted: f64 =
+            flows.iter().filter(|f| f.rtt_samples > 0).map(|f| f.rtt_mean_ms * f.rtt_samples as f64).sum();
+        let rates: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+        ReceiverResult {
+            name: name.to_string(),
+            flows: flows.iter().map(|f| f.id).collect(),
+            connections: flows.len(),
+            throughput_mbps: rates.iter().sum(),
+            bytes_delivered: flows.iter().map(|f| f.bytes_delivered).sum(),
+            rtt_mean_ms: if samples == 0 { f64::NAN } else { weighted / samples as f64 },
+            rtt_samples: samples,
+            jain: jain(&rates),
+            retransmits: flows.iter().map(|f| f.retransmits).sum(),
+            timeouts: flows.iter().map(|f| f.timeouts).sum(),
+            completion,
+        }
+    }
+}
+
+/// Jain's fairness index of `xs`: (sum x)^2 / (n sum x^2), 1 when all are
+/// equal, 1/n when one has everything; `None` when all are 0 or there are
+/// none.
+pub fn jain(xs: &[f64]) -> Option<f64> {
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    (s2 > 0.0).then(|| s * s / (xs.len() as f64 * s2))
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -5,10 +5,14 @@ use crate::engine::{Event, EventQueue};
 use crate::metrics::Histogram;
 use crate::network::{Link, Started};
 use crate::packet::{Kind, Packet};
-use crate::results::{DataPackets, FlowResult, FlowSample, LinkResult, LinkSample, RunResult, SeriesSink};
+use crate::results::{
+    DataPackets, FlowResult, FlowSample, LinkResult, LinkSample, ReceiverResult, RunResult, SeriesSink,
+};
 use crate::scenario::{ControllerChoice, Scenario};
+use crate::tcp::cc::CcKind;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
+use rtac_core::controller::LinkBudget;
 use rtac_core::rng::Rng;
 use rtac_core::{AnyController, Controller, Duration, Instant};
 use std::collections::VecDeque;
@@ -35,6 +39,23 @@ struct Flow {
     hint_link: Option<u32>,
     /// Bytes delivered in each second of the measurement window.
     per_second: Vec<u64>,
+    /// Index into `World::hosts` of its named receiver.
+    host: Option<usize>,
+    /// A connection of a receiver's window budget, not yet open.
+    join: Option<Join>,
+}
+
+/// What a connection of a receiver's window budget needs to open: it joins
+/// the budget at its start, as a host's connection does at its handshake,
+/// so that its window comes out of the budget as it stands then. Its
+/// endpoints are built then; until then the flow holds endpoints built
+/// with the plain controller, which see no packet.
+struct Join {
+    budget: LinkBudget,
+    cc: CcKind,
+    /// The congestion control's seed, drawn in flow order with the others.
+    cc_seed: u64,
+    bytes: Option<u64>,
 }
 
 pub struct World<'a, 's> {
@@ -53,6 +74,8 @@ pub struct World<'a, 's> {
     /// Data packets that reached their receiver, and that links dropped.
     delivered: u64,
     dropped: u64,
+    /// The named receivers.
+    hosts: Vec<crate::scenario::receiver::Host>,
 }
 
 impl<'a, 's> World<'a, 's> {
@@ -65,6 +88,14 @@ impl<'a, 's> World<'a, 's> {
         let jitter = scenario.start_jitter.as_nanos() as f64;
         // Per flow id: its spec, for the links' per-flow stations.
         let mut specs = Vec::new();
+        let hosts = scenario.hosts();
+        let budgets = budgets(scenario, &hosts, choice);
+        let mut host_of = vec![None; budgets.len()];
+        for (h, host) in hosts.iter().enumerate() {
+            for &id in &host.flows {
+                host_of[id] = Some(h);
+            }
+        }
         for spec in &scenario.flows {
             let ch = spec.controller.as_ref().unwrap_or(choice);
             for _ in 0..spec.count {
@@ -74,13 +105,20 @@ impl<'a, 's> World<'a, 's> {
                 let ctl = AnyController::new(ch.kind, scenario.mss, &ch.params)
                     .expect("controller parameters are validated with the scenario");
                 let receiver = Receiver::new(id, scenario.mss, ctl, spec.bytes);
+                let cc_seed = sender_rng.next_u64();
                 let sender = Sender::new(
                     id,
                     scenario.mss,
-                    spec.cc.build_with(scenario.mss, Some(sender_rng.next_u64())),
+                    spec.cc.build_with(scenario.mss, Some(cc_seed)),
                     spec.bytes,
                     receiver.initial_window(),
                 );
+                let join = budgets[id as usize].as_ref().map(|b| Join {
+                    budget: b.clone(),
+                    cc: spec.cc,
+                    cc_seed,
+                    bytes: spec.bytes,
+                });
                 // Private access and egress links are added to the path below.
                 let path: Vec<u32> = spec.path.iter().map(|&i| i as u32).collect();
                 let private = [&spec.access, &spec.egress].into_iter().flatten().map(|l| l.delay);
@@ -111,6 +149,8 @@ impl<'a, 's> World<'a, 's> {
                         .rev()
                         .find(|&&l| scenario.links[l].per_flow.is_some())
                         .map(|&l| l as u32),
+                    host: host_of[id as usize],
+                    join,
                 });
                 specs.push(spec);
             }
@@ -167,6 +207,7 @@ impl<'a, 's> World<'a, 's> {
             end: Instant::ZERO + scenario.duration,
             delivered: 0,
             dropped: 0,
+            hosts,
         }
     }
 
@@ -182,6 +223,7 @@ impl<'a, 's> World<'a, 's> {
                 Event::AckArrive(f) => self.ack_arrive(f as usize, now),
                 Event::FlowTimer(f) => self.flow_timer(f as usize, now),
                 Event::FlowStart(f) => {
+                    self.open(f as usize);
                     self.flows[f as usize].sender.start(now, &mut self.out);
                     self.route(f as usize, now);
                 }
@@ -191,6 +233,17 @@ impl<'a, 's> World<'a, 's> {
             }
         }
         self.finish(wall.elapsed())
+    }
+
+    /// Flow `f` opens: a connection of a receiver's window budget joins it
+    /// now and gets its endpoints (see [`Join`]).
+    fn open(&mut self, f: usize) {
+        let mss = self.scenario.mss;
+        let flow = &mut self.flows[f];
+        let Some(j) = flow.join.take() else { return };
+        flow.receiver = Receiver::new(f as u32, mss, AnyController::Link(j.budget.join()), j.bytes);
+        let cc = j.cc.build_with(mss, Some(j.cc_seed));
+        flow.sender = Sender::new(f as u32, mss, cc, j.bytes, flow.receiver.initial_window());
     }
 
     /// Sends what an endpoint of flow `f` just emitted and re-arms its timer.
@@ -411,7 +464,25 @@ impl<'a, 's> World<'a, 's> {
                     retransmits: st.retransmits,
                     timeouts: st.timeouts,
                     completion: f.sender.finished_at().map(|t| t - f.start),
+                    receiver: f.host.map(|h| self.hosts[h].name.clone()),
                 }
+            })
+            .collect::<Vec<_>>();
+        let receivers = self
+            .hosts
+            .iter()
+            .map(|h| {
+                let conns: Vec<&FlowResult> = h.flows.iter().map(|&id| &flows[id]).collect();
+                // From its first connection's start to its last one's end,
+                // when every connection carried `bytes` and finished.
+                let ends: Option<Vec<Instant>> =
+                    h.flows.iter().map(|&id| self.flows[id].sender.finished_at()).collect();
+                let first = h.flows.iter().map(|&id| self.flows[id].start).min();
+                let completion = match (ends, first) {
+                    (Some(ends), Some(first)) => ends.into_iter().max().map(|last| last - first),
+                    _ => None,
+                };
+                ReceiverResult::of(&h.name, &conns, completion)
             })
             .collect();
         let links = self
@@ -436,6 +507,7 @@ impl<'a, 's> World<'a, 's> {
             label: self.label,
             controller: self.controller,
             flows,
+            receivers,
             links,
             wall,
             events: self.events.processed(),
@@ -449,4 +521,29 @@ impl<'a, 's> World<'a, 's> {
             },
         }
     }
+}
+
+/// Per flow id: the window budget its connection joins, for the named
+/// receivers with two or more connections whose controller has a per-link
+/// form (`LinkBudget::for_choice`). A receiver of one connection keeps the
+/// plain controller, which the budget with one member equals by design.
+fn budgets(
+    scenario: &Scenario,
+    hosts: &[crate::scenario::receiver::Host],
+    run: &ControllerChoice,
+) -> Vec<Option<LinkBudget>> {
+    let n: usize = scenario.flows.iter().map(|f| f.count as usize).sum();
+    let mut out = vec![None; n];
+    for h in hosts.iter().filter(|h| h.flows.len() >= 2) {
+        // Validation gives every connection of a host the same choice.
+        let ch = scenario.flows[h.entries[0]].controller.as_ref().unwrap_or(run);
+        let budget = LinkBudget::for_choice(ch.kind, scenario.mss, &ch.params)
+            .expect("controller parameters are validated with the scenario");
+        if let Some(b) = budget {
+            for &id in &h.flows {
+                out[id] = Some(b.clone());
+            }
+        }
+    }
+    out
 }

@@ -164,8 +164,21 @@ pub const TOP_KEYS: &[&str] = &[
 /// The keys of a `[[link]]` table.
 pub const LINK_KEYS: &[&str] = &["name", "rate", "trace", "delay", "queue", "per_flow", "loss", "channel"];
 /// The keys of a `[[flow]]` table.
-pub const FLOW_KEYS: &[&str] =
-    &["count", "cc", "controller", "path", "start", "stop", "bytes", "channel", "blockage", "access", "egress", "ue"];
+pub const FLOW_KEYS: &[&str] = &[
+    "count",
+    "cc",
+    "controller",
+    "path",
+    "start",
+    "stop",
+    "bytes",
+    "channel",
+    "blockage",
+    "access",
+    "egress",
+    "ue",
+    "receiver",
+];
 /// The keys of a flow's `access` and `egress` links.
 pub const PRIVATE_LINK_KEYS: &[&str] = &["rate", "delay", "queue"];
 /// The keys of each entry of a flow's `blockage`.
@@ -842,6 +855,13 @@ impl Reader<'_> {
             }
             let access = self.private_link(&path, "access", f.get("access"))?;
             let egress = self.private_link(&path, "egress", f.get("egress"))?;
+            let receiver = match f.string("receiver")? {
+                None => None,
+                Some(name) => {
+                    super::receiver::check_name(name).map_err(|m| self.err(join(&path, "receiver"), m))?;
+                    Some(name.to_string())
+                }
+            };
             flows.push(FlowSpec {
                 count: count as u32,
                 cc,
@@ -854,8 +874,10 @@ impl Reader<'_> {
                 access,
                 egress,
                 ue,
+                receiver,
             });
         }
+        super::receiver::check_controllers(&flows).map_err(|(field, m)| self.err(field, m))?;
         Ok(flows)
     }
 }

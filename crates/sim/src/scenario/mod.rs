@@ -6,6 +6,7 @@ mod file;
 pub mod input;
 pub use check::warnings;
 mod overrides;
+pub mod receiver;
 pub use file::{
     from_document, load_file, parse_document, parse_str, read_document, ScenarioError, BLOCKAGE_KEYS, CONTROLLER_KEYS,
     FLOW_KEYS, LINK_KEYS, PRIVATE_LINK_KEYS, TOP_KEYS,
@@ -108,6 +109,11 @@ pub struct FlowSpec {
     /// The UE this flow belongs to on per-flow links: flows of one UE share
     /// its queue and channel. `None`: a UE of its own.
     pub ue: Option<u32>,
+    /// The receiver host this flow's connections belong to (`receiver.rs`):
+    /// flows naming one host are its connections and share a per-link
+    /// window budget where the controller has one. `None`: each of this
+    /// entry's flows is a receiver of its own.
+    pub receiver: Option<String>,
 }
 
 /// A receiver controller with its parameters and a label for reports.

@@ -10,6 +10,8 @@
 //! - [`stream`]: [`ControlledStream`], a `Read` wrapper;
 //! - [`capi`]: the C ABI (`include/rtac.h`, `librtac_live.so`);
 //! - [`log`]: the per-step log and its reader;
+//! - [`group`], [`route`]: sockets grouped by access link (the kernel's
+//!   route to the peer, over rtnetlink), one window budget per group;
 //! - [`safefs`]: files opened without following links or blocking on FIFOs.
 //!
 //! Time comes from CLOCK_MONOTONIC as `rtac_core::Instant`, the type the
@@ -20,7 +22,9 @@ pub mod capi;
 pub mod config;
 pub mod driver;
 pub mod error;
+pub mod group;
 pub mod log;
+pub mod route;
 pub mod safefs;
 pub mod shim;
 pub mod step;

@@ -3,8 +3,11 @@
 //! the sock_ops program): one implementation of how the kernel's receive
 //! measurements feed an `rtac-core` controller.
 
+use crate::group::{self, OwnController};
 use rtac_core::controller::{AnyController, Controller, ControllerState};
 use rtac_core::time::{Duration, Instant};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 /// The shortest time between two control steps. Steps follow the RTT
 /// estimate; on paths whose RTT is below this (loopback), a step's
@@ -49,11 +52,48 @@ pub struct Stepper {
     ctl: AnyController,
     segs_in: Option<u32>,
     ooo_segs: Option<u32>,
+    /// A connection of a shared budget: its own controller's configuration
+    /// and segment size, should the budget fail it.
+    fallback: Option<(Arc<OwnController>, u32)>,
+    /// Why the connection left its budget, once it has.
+    left: Option<&'static str>,
 }
 
 impl Stepper {
     pub fn new(ctl: AnyController) -> Stepper {
-        Stepper { ctl, segs_in: None, ooo_segs: None }
+        Stepper { ctl, segs_in: None, ooo_segs: None, fallback: None, left: None }
+    }
+
+    /// A stepper whose controller is a place in a shared budget; if the
+    /// budget panics or its state is broken ([`group::broken`]), the
+    /// connection goes on with its own controller built from `own` for
+    /// segments of `mss` bytes (whose start-up, for the self-tuning RTAC,
+    /// is the kernel's own window), never with a window the budget left.
+    pub fn grouped(ctl: AnyController, own: Option<Arc<OwnController>>, mss: u32) -> Stepper {
+        Stepper { fallback: own.map(|o| (o, mss)), ..Stepper::new(ctl) }
+    }
+
+    /// Why this connection left its budget for its own controller, if it did.
+    pub fn left_budget(&self) -> Option<&'static str> {
+        self.left
+    }
+
+    /// Checks a budget's member after it was fed; falls back to the
+    /// connection's own controller if it panicked or is broken.
+    fn check(&mut self, fed: std::thread::Result<()>) {
+        let why = match (&fed, &self.ctl) {
+            (Err(_), _) => Some("the budget panicked"),
+            (Ok(()), AnyController::Link(m)) => {
+                catch_unwind(AssertUnwindSafe(|| group::broken(m))).unwrap_or(Some("the budget panicked"))
+            }
+            _ => None,
+        };
+        let Some(why) = why else { return };
+        let own = self.fallback.take().and_then(|(o, mss)| o.build(mss).ok());
+        // Without a configuration to build from (never for a member built
+        // by `group`), no controller: the kernel's window.
+        self.ctl = own.unwrap_or(AnyController::None(rtac_core::controller::NoLimit));
+        self.left = Some(why);
     }
 
     /// Remembers the segment counts at attach, so the first step feeds only
@@ -69,12 +109,29 @@ impl Stepper {
 
     /// A first RTT sample (the handshake's), before any step.
     pub fn seed_rtt(&mut self, now: Instant, rtt: Duration) {
-        self.ctl.on_rtt_sample(now, rtt);
+        if self.fallback.is_some() {
+            let fed = catch_unwind(AssertUnwindSafe(|| self.ctl.on_rtt_sample(now, rtt)));
+            self.check(fed);
+        } else {
+            self.ctl.on_rtt_sample(now, rtt);
+        }
     }
 
     /// One control step: `bytes` consumed by the program since the last
     /// step, then the kernel's RTT estimate.
     pub fn step(&mut self, now: Instant, bytes: u64, k: KernelSample) -> Decision {
+        if self.fallback.is_some() {
+            let fed = catch_unwind(AssertUnwindSafe(|| self.feed(now, bytes, k)));
+            self.check(fed);
+        } else {
+            self.feed(now, bytes, k);
+        }
+        let state = self.ctl.state();
+        let rtt = state.rtt.or(k.rcv_rtt).unwrap_or(FIRST_STEP);
+        Decision { rwnd: self.window(), interval: rtt.max(MIN_STEP), state }
+    }
+
+    fn feed(&mut self, now: Instant, bytes: u64, k: KernelSample) {
         // The bytes first, then the RTT sample. Steps are spaced by the
         // controller's own RTT estimate, so a per-RTT counting period ends
         // exactly at a step; feeding the sample after keeps that estimate
@@ -105,9 +162,6 @@ impl Stepper {
                 self.ctl.on_rtt_sample(now, rtt);
             }
         }
-        let state = self.ctl.state();
-        let rtt = state.rtt.or(k.rcv_rtt).unwrap_or(FIRST_STEP);
-        Decision { rwnd: self.window(), interval: rtt.max(MIN_STEP), state }
     }
 
     /// The window to apply now: the controller's, or `None` while it leaves
@@ -228,6 +282,31 @@ mod tests {
         assert!(windows[first].0 >= 2.0 && windows[first].0 < 2.2, "{windows:?}");
         let back: Vec<_> = windows[first..].iter().filter(|w| w.1.is_none()).collect();
         assert!(back.is_empty(), "back in the kernel's window after the first probe at {back:?}: {windows:?}");
+    }
+
+    #[test]
+    fn a_connection_whose_budget_fails_goes_on_with_its_own_controller() {
+        use rtac_core::controller::LinkBudget;
+        let p = Params::parse_list("bdp=50").unwrap();
+        let budget = LinkBudget::for_choice(ControllerKind::Rtac, 1448, &p).unwrap().expect("rtac shares");
+        let own = Arc::new(OwnController { kind: ControllerKind::Rtac, params: p });
+        let mut s = Stepper::grouped(AnyController::Link(budget.join()), Some(own), 1448);
+        let k = KernelSample { rcv_rtt: Some(Duration::from_millis(50)), ..KernelSample::default() };
+        let d = s.step(Instant::from_millis(10), 10_000, k);
+        assert!(d.rwnd.is_some() && s.left_budget().is_none());
+        assert_eq!(budget.state().connections, 1);
+        // What a panic inside the budget leaves: the connection leaves it
+        // for a controller of its own, and the budget is empty.
+        s.check(Err(Box::new("a panic in the budget")));
+        assert_eq!(s.left_budget(), Some("the budget panicked"));
+        assert!(matches!(s.controller(), AnyController::Rtac(_)));
+        assert_eq!(budget.state().connections, 0);
+        let d = s.step(Instant::from_millis(20), 10_000, k);
+        assert!(d.rwnd.is_some_and(|w| w >= 2 * 1448));
+        // A member without a configuration to fall back to: the kernel's window.
+        let mut bare = Stepper::grouped(AnyController::Link(budget.join()), None, 1448);
+        bare.check(Err(Box::new(())));
+        assert_eq!(bare.step(Instant::from_millis(30), 0, k).rwnd, None);
     }
 
     #[test]

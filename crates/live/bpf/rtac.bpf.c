@@ -76,12 +76,21 @@ struct in6_addr {
 		__u8 u6_addr8[16];
 	} in6_u;
 };
+struct ns_common {
+	unsigned int inum;
+};
+struct net {
+	struct ns_common ns;
+};
 struct sock_common {
 	__be32 skc_daddr;
 	__be16 skc_dport;
 	unsigned short skc_family;
 	volatile unsigned char skc_state;
 	struct in6_addr skc_v6_daddr;
+	struct {
+		struct net *net;
+	} skc_net;
 };
 struct kernfs_node {
 	__u64 id;
@@ -212,7 +221,7 @@ struct rtac_sample {
 	__u32 mss_cache;
 	__u32 seq;          /* numbers the samples of a socket, from 1 */
 	__u32 rcv_ooopack;  /* segments received out of order */
-	__u32 reserved;
+	__u32 netns;        /* the socket's network namespace (ns.inum), first sample */
 };
 
 struct {
@@ -358,6 +367,12 @@ static int emit(struct tcp_sock *tp, struct rtac_state *st, __u64 now, __u32 fla
 			__builtin_memcpy(s.daddr, skc->skc_v6_daddr.in6_u.u6_addr8, 16);
 		else
 			__builtin_memcpy(s.daddr, &skc->skc_daddr, 4);
+		/* For user space's route lookup, which is per namespace. */
+		if (__builtin_preserve_field_info(skc->skc_net, 2 /* BPF_FIELD_EXISTS */)) {
+			struct net *net = skc->skc_net.net;
+			if (net)
+				s.netns = net->ns.inum;
+		}
 	}
 	if (bpf_ringbuf_output(&samples, &s, sizeof(s), wake(st, now, flags)) != 0) {
 		count(COUNT_LOST_SAMPLE);

@@ -20,6 +20,24 @@
  * TCP_WINDOW_CLAMP (set again at every step, because receive auto-tuning
  * raises the clamp when it grows the buffer).
  *
+ * Connections that share one access link (the downloads of one program
+ * through one interface) can share one window budget instead: the
+ * aggregate of their rates runs one RTAC, and each connection gets its
+ * share (crates/core/src/controller/link_budget.rs):
+ *
+ *     rtac_group *g = rtac_group_new("rtac", NULL, err, sizeof err);
+ *     rtac_socket *a = rtac_attach_group(g, fd1, NULL, err, sizeof err);
+ *     rtac_socket *b = rtac_attach_group(g, fd2, NULL, err, sizeof err);
+ *     ... rtac_on_read(a, n), rtac_on_read(b, m) as above ...
+ *     rtac_detach(a); rtac_detach(b); rtac_group_free(g);
+ *
+ * rtac_attach gives each socket its own controller, whatever its "budget"
+ * parameter says; rtac_attach_group puts the socket in the group's budget
+ * when the controller has a per-link form ("rtac" without
+ * "budget=connection"), else gives it its own controller too. Putting
+ * connections that cross different access links into one group makes them
+ * share a queue estimate they do not share: one group per link.
+ *
  * Controllers: "none", "static", "autotuning", "drwa", "rtac", "drw".
  * Parameters: "key=value" items separated by commas; unknown keys and bad
  * values are errors that name the key (see crates/core/README.md).
@@ -53,6 +71,20 @@ typedef struct rtac_step {
     uint64_t steps;             /* control steps so far */
 } rtac_step;
 
+/* A window budget shared by the sockets attached to it. */
+typedef struct rtac_group rtac_group;
+
+/* A group's budget. Zero means "not known yet". */
+typedef struct rtac_group_info {
+    uint32_t shared;         /* 1: one budget; 0: each socket its own controller */
+    uint32_t probing;        /* 1 while a drain probe holds every window down */
+    uint64_t connections;    /* sockets in the budget */
+    uint64_t window_bytes;   /* the aggregate window */
+    double rate_bytes_s;     /* the rate it allows (window / smoothed RTT) */
+    uint64_t queue_delay_us; /* the estimate of the shared queueing delay */
+    uint64_t base_rtt_us;    /* the aggregate's base RTT */
+} rtac_group_info;
+
 /* Checks a controller name and parameters (params may be NULL).
  * Returns 0, or -1 with a NUL-terminated message in err (err may be NULL). */
 int rtac_check_config(const char *controller, const char *params, char *err, size_t err_len);
@@ -64,6 +96,22 @@ int rtac_check_config(const char *controller, const char *params, char *err, siz
  * socket, or a socket query fails. */
 rtac_socket *rtac_attach(int fd, const char *controller, const char *params, const char *log_path, char *err,
                          size_t err_len);
+
+/* Makes a group: one budget of controller/params (as rtac_attach takes
+ * them) for the sockets attached with rtac_attach_group. Returns NULL with
+ * a message in err on a bad configuration. */
+rtac_group *rtac_group_new(const char *controller, const char *params, char *err, size_t err_len);
+
+/* As rtac_attach, with the socket in group g's budget: its window is its
+ * share. The handle is used and detached like rtac_attach's. */
+rtac_socket *rtac_attach_group(const rtac_group *g, int fd, const char *log_path, char *err, size_t err_len);
+
+/* Copies the group's budget into *out. Returns 0, or -1 if g or out is NULL. */
+int rtac_group_state(const rtac_group *g, rtac_group_info *out);
+
+/* Frees the group handle (NULL is ignored). Sockets attached to it keep
+ * their budget until they are detached. */
+void rtac_group_free(rtac_group *g);
 
 /* Reports that the program read `bytes` from the socket (values <= 0 are
  * ignored). Returns 1 if a control step ran, 0 if not, -1 if control has

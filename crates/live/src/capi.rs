@@ -4,12 +4,20 @@
 //! every read with `rtac_on_read`, and detaches before closing it. Every
 //! entry point catches panics and returns an error code instead; handles
 //! are internally locked, so several threads may share one.
+//!
+//! `rtac_attach` gives each socket its own controller. A program whose
+//! connections share one access link puts them into one window budget
+//! (`rtac_core::controller::LinkBudget`) with a group: `rtac_group_new`,
+//! then `rtac_attach_group` for each socket; `rtac_group_state` reads the
+//! budget.
 
 use crate::config::AgentConfig;
 use crate::driver::SocketDriver;
 use crate::error::AgentError;
+use crate::group::{Joined, OwnController};
 use crate::log::LogSink;
 use crate::sys;
+use rtac_core::controller::{AnyController, LinkBudget};
 use std::ffi::{c_char, c_int, c_longlong, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -102,6 +110,184 @@ pub unsafe extern "C" fn rtac_check_config(
             -1
         }
     }
+}
+
+/// The opaque handle `rtac_group_new` returns: one window budget that the
+/// sockets attached to it share.
+pub struct RtacGroup {
+    cfg: AgentConfig,
+    own: Arc<OwnController>,
+    /// Made with the first socket's segment size; `None` before it, and
+    /// always for a controller without a per-link form.
+    budget: Mutex<Option<LinkBudget>>,
+}
+
+/// A group's budget, as `rtac_group_state` reports it. Zero means "not
+/// known yet".
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RtacGroupInfo {
+    /// 1 if the sockets share one budget, 0 if each runs its own controller.
+    pub shared: u32,
+    /// 1 while a drain probe holds every window of the group down.
+    pub probing: u32,
+    pub connections: u64,
+    /// The aggregate window, bytes.
+    pub window_bytes: u64,
+    /// The rate the window allows, bytes per second.
+    pub rate_bytes_s: f64,
+    /// The estimate of the shared queueing delay.
+    pub queue_delay_us: u64,
+    /// The aggregate's base RTT (rate-weighted mean of the connections').
+    pub base_rtt_us: u64,
+}
+
+/// Makes a group: one window budget of `controller` with `params` that
+/// the sockets attached with `rtac_attach_group` share, for connections
+/// that cross one access link. A controller without a per-link form
+/// (anything but `rtac`, or `rtac` with `budget=connection`) gives each
+/// socket its own controller. Returns NULL with a message in `err` on a bad
+/// configuration.
+///
+/// # Safety
+/// As `rtac_check_config`.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_group_new(
+    controller: *const c_char,
+    params: *const c_char,
+    err: *mut c_char,
+    err_len: usize,
+) -> *mut RtacGroup {
+    // SAFETY: forwarded contract.
+    match catch_unwind(|| unsafe { config(controller, params) }) {
+        Ok(Ok(cfg)) => {
+            let own = Arc::new(OwnController { kind: cfg.kind, params: cfg.params.clone() });
+            Box::into_raw(Box::new(RtacGroup { cfg, own, budget: Mutex::new(None) }))
+        }
+        Ok(Err(e)) => {
+            write_err(err, err_len, &e.to_string());
+            std::ptr::null_mut()
+        }
+        Err(_) => {
+            write_err(err, err_len, "internal error");
+            std::ptr::null_mut()
+        }
+    }
+}
+
+impl RtacGroup {
+    /// The controller of a new socket with segment size `mss`.
+    fn join(&self, mss: u32) -> Result<Joined, AgentError> {
+        let mut b = self.budget.lock().unwrap_or_else(|p| p.into_inner());
+        if b.is_none() {
+            *b = LinkBudget::for_choice(self.cfg.kind, mss, &self.cfg.params)?;
+        }
+        Ok(match b.as_ref() {
+            Some(budget) => Joined {
+                controller: AnyController::Link(budget.join()),
+                group: Some(Arc::from("group")),
+                fallback: Some(self.own.clone()),
+            },
+            None => Joined { controller: self.own.build(mss)?, group: None, fallback: None },
+        })
+    }
+}
+
+/// Starts controlling the connected TCP socket `fd` as a member of group
+/// `g` (its window is its share of the group's budget), with `log_path`
+/// and `err` as in `rtac_attach`. The socket is used with the functions of
+/// `rtac_attach`'s handles. Returns NULL with a message in `err` on failure.
+///
+/// # Safety
+/// `g` is NULL or a live group; the other arguments as `rtac_attach`'s.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_attach_group(
+    g: *const RtacGroup,
+    fd: c_int,
+    log_path: *const c_char,
+    err: *mut c_char,
+    err_len: usize,
+) -> *mut RtacSocket {
+    if g.is_null() {
+        write_err(err, err_len, "group is NULL");
+        return std::ptr::null_mut();
+    }
+    // SAFETY: a live group (the caller's contract).
+    let g = unsafe { &*g };
+    let r = catch_unwind(AssertUnwindSafe(|| -> Result<*mut RtacSocket, AgentError> {
+        // SAFETY: forwarded contract.
+        let log = match unsafe { opt_str(log_path) }? {
+            Some(p) if !p.is_empty() => Some(Arc::new(LogSink::open(Path::new(p), g.cfg.t0)?)),
+            _ => None,
+        };
+        let driver = SocketDriver::attach_with(fd, &g.cfg, log, sys::now(), |mss, _| g.join(mss))?;
+        let s = RtacSocket { inner: Mutex::new(Inner { driver: Some(driver), error: None, t0: g.cfg.t0 }) };
+        Ok(Box::into_raw(Box::new(s)))
+    }));
+    match r {
+        Ok(Ok(p)) => p,
+        Ok(Err(e)) => {
+            write_err(err, err_len, &e.to_string());
+            std::ptr::null_mut()
+        }
+        Err(_) => {
+            write_err(err, err_len, "internal error");
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Fills `out` with the group's budget. Returns 0, or -1 if `g` or `out`
+/// is NULL.
+///
+/// # Safety
+/// `g` is NULL or a live group; `out` NULL or valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_group_state(g: *const RtacGroup, out: *mut RtacGroupInfo) -> c_int {
+    if g.is_null() || out.is_null() {
+        return -1;
+    }
+    // SAFETY: a live group (the caller's contract).
+    let g = unsafe { &*g };
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let b = g.budget.lock().unwrap_or_else(|p| p.into_inner());
+        let us = |d: Option<rtac_core::Duration>| d.map_or(0, |d| d.as_micros());
+        match b.as_ref().map(LinkBudget::state) {
+            Some(st) => RtacGroupInfo {
+                shared: 1,
+                probing: st.probing as u32,
+                connections: st.connections as u64,
+                window_bytes: st.window.unwrap_or(0),
+                rate_bytes_s: st.rate.filter(|r| r.is_finite()).unwrap_or(0.0),
+                queue_delay_us: us(st.queue_delay),
+                base_rtt_us: us(st.anchor),
+            },
+            None => RtacGroupInfo::default(),
+        }
+    }));
+    match r {
+        Ok(st) => {
+            // SAFETY: `out` is valid for writes (checked non-NULL; the caller's contract).
+            unsafe { out.write(st) };
+            0
+        }
+        Err(_) => -1,
+    }
+}
+
+/// Frees the group handle. Sockets attached to it stay in its budget
+/// until they are detached; the budget goes with the last of them.
+///
+/// # Safety
+/// `g` is NULL or a live group; it is invalid afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn rtac_group_free(g: *mut RtacGroup) {
+    if g.is_null() {
+        return;
+    }
+    // SAFETY: the handle came from Box::into_raw in rtac_group_new.
+    let b = unsafe { Box::from_raw(g) };
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(b)));
 }
 
 /// Starts controlling the connected TCP socket `fd` with `controller`
@@ -317,6 +503,54 @@ mod tests {
             assert!(st.steps >= 2);
             assert!(rtac_error(s).is_null());
             rtac_detach(s);
+        }
+    }
+
+    #[test]
+    fn sockets_of_a_group_share_one_budget() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut err = [0 as c_char; 256];
+        // SAFETY: valid C strings and buffer.
+        let g = unsafe { rtac_group_new(c"rtac".as_ptr(), c"bdp=100".as_ptr(), err.as_mut_ptr(), 256) };
+        assert!(!g.is_null());
+        let mut st = RtacGroupInfo::default();
+        let (mut conns, mut handles) = (vec![], vec![]);
+        for _ in 0..2 {
+            let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+            let (srv, _) = l.accept().unwrap();
+            // SAFETY: a live group, valid buffer.
+            let s = unsafe { rtac_attach_group(g, c.as_raw_fd(), std::ptr::null(), err.as_mut_ptr(), 256) };
+            assert!(!s.is_null());
+            conns.push((c, srv));
+            handles.push(s);
+        }
+        // SAFETY: live group and handles.
+        unsafe {
+            assert_eq!(rtac_group_state(g, &mut st), 0);
+            assert_eq!((st.shared, st.connections), (1, 2));
+            assert!(st.window_bytes > 0);
+            // The group handle may go first: the sockets keep the budget.
+            rtac_group_free(g);
+            assert_eq!(rtac_step_now(handles[0]), 0);
+            for s in handles {
+                rtac_detach(s);
+            }
+            assert_eq!(rtac_group_state(std::ptr::null(), &mut st), -1);
+            assert!(rtac_attach_group(std::ptr::null(), 0, std::ptr::null(), err.as_mut_ptr(), 256).is_null());
+        }
+        // A controller without a per-link form: each socket its own.
+        // SAFETY: valid C strings and buffer.
+        let g = unsafe { rtac_group_new(c"drwa".as_ptr(), std::ptr::null(), err.as_mut_ptr(), 256) };
+        let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        // SAFETY: a live group; then live handles.
+        unsafe {
+            let s = rtac_attach_group(g, c.as_raw_fd(), std::ptr::null(), err.as_mut_ptr(), 256);
+            assert!(!s.is_null());
+            assert_eq!(rtac_group_state(g, &mut st), 0);
+            assert_eq!((st.shared, st.connections), (0, 0));
+            rtac_detach(s);
+            rtac_group_free(g);
+            assert!(rtac_group_new(c"rtac".as_ptr(), c"budget=some".as_ptr(), err.as_mut_ptr(), 256).is_null());
         }
     }
 

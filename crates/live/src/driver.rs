@@ -7,6 +7,7 @@
 
 use crate::config::{AgentConfig, ClampMode};
 use crate::error::AgentError;
+use crate::group::{Grouping, Joined};
 use crate::log::{LogSink, Row};
 use crate::step::{KernelSample, Stepper};
 use crate::sys::{self, FdClass};
@@ -55,6 +56,9 @@ pub struct SocketDriver {
     original_clamp: Option<u64>,
     conn: u64,
     peer: Option<SocketAddr>,
+    /// The group whose budget the socket shares (`crate::group`).
+    group: Option<Arc<str>>,
+    said_left: bool,
     log: Option<Arc<LogSink>>,
     last: Option<StepReport>,
     steps: u64,
@@ -100,6 +104,33 @@ impl SocketDriver {
         log: Option<Arc<LogSink>>,
         now: Instant,
     ) -> Result<SocketDriver, AgentError> {
+        Self::attach_with(fd, cfg, log, now, |mss, _| {
+            Ok(Joined { controller: cfg.controller(mss)?, group: None, fallback: None })
+        })
+    }
+
+    /// [`SocketDriver::attach`] with the controller of the socket's group
+    /// in `grouping` (by the route to its peer): a place in the budget of
+    /// its access link, or its own controller.
+    pub fn attach_grouped(
+        fd: c_int,
+        cfg: &AgentConfig,
+        log: Option<Arc<LogSink>>,
+        now: Instant,
+        grouping: &mut Grouping,
+    ) -> Result<SocketDriver, AgentError> {
+        Self::attach_with(fd, cfg, log, now, |mss, peer| grouping.join(now, 0, peer.map(|p| p.ip()), mss))
+    }
+
+    /// [`SocketDriver::attach`] with the controller `make` gives for the
+    /// socket's segment size and peer.
+    pub fn attach_with(
+        fd: c_int,
+        cfg: &AgentConfig,
+        log: Option<Arc<LogSink>>,
+        now: Instant,
+        make: impl FnOnce(u32, Option<SocketAddr>) -> Result<Joined, AgentError>,
+    ) -> Result<SocketDriver, AgentError> {
         match sys::classify(fd) {
             FdClass::Tcp => {}
             FdClass::Other => return Err(AgentError::NotTcp),
@@ -108,7 +139,9 @@ impl SocketDriver {
         let identity = sys::identity(fd).map_err(AgentError::sys("fstat"))?;
         let info = sys::tcp_info(fd).map_err(AgentError::sys("getsockopt(TCP_INFO)"))?;
         let mss = pick_mss(&info);
-        let mut stepper = Stepper::new(cfg.controller(mss)?);
+        let peer = sys::peer_addr(fd);
+        let joined = make(mss, peer)?;
+        let mut stepper = Stepper::grouped(joined.controller, joined.fallback, mss);
         if let Some(seed) = handshake_rtt_sample(&info) {
             stepper.seed_rtt(now, seed);
         }
@@ -132,7 +165,9 @@ impl SocketDriver {
             next_step: now,
             original_clamp,
             conn: CONN_SERIAL.fetch_add(1, Ordering::Relaxed),
-            peer: sys::peer_addr(fd),
+            peer,
+            group: joined.group,
+            said_left: false,
             log,
             last: None,
             steps: 0,
@@ -185,6 +220,9 @@ impl SocketDriver {
         };
         let k = KernelSample { rcv_rtt, data_segs_in: info.data_segs_in(), ooo_segs: info.rcv_ooopack() };
         let d = self.stepper.step(now, bytes, k);
+        if self.group.is_some() && self.stepper.left_budget().is_some() {
+            self.group = None;
+        }
         let rwnd = d.rwnd;
         match rwnd {
             Some(w) => {
@@ -226,6 +264,7 @@ impl SocketDriver {
                 kernel_rcv_rtt: report.kernel_rcv_rtt,
                 read_bytes: report.read_bytes,
                 reads: report.reads,
+                group: self.group.as_deref(),
             });
         }
         Ok(report)
@@ -252,6 +291,21 @@ impl SocketDriver {
     }
     pub fn peer(&self) -> Option<SocketAddr> {
         self.peer
+    }
+    /// The group whose budget the socket shares; `None`: its own controller.
+    pub fn group(&self) -> Option<&str> {
+        self.group.as_deref()
+    }
+    /// Why the socket left its group's budget for its own controller.
+    pub fn left_budget(&self) -> Option<&'static str> {
+        self.stepper.left_budget()
+    }
+    /// [`SocketDriver::left_budget`], the first time it is asked after the
+    /// socket left (to say it once).
+    pub fn take_left_budget(&mut self) -> Option<&'static str> {
+        let why = self.stepper.left_budget().filter(|_| !self.said_left)?;
+        self.said_left = true;
+        Some(why)
     }
     pub fn controller(&self) -> &AnyController {
         self.stepper.controller()

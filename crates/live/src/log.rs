@@ -16,7 +16,10 @@
 //! | `kernel_rcv_rtt_ms` | the raw tcpi_rcv_rtt fed as the RTT sample |
 //! | `read_bytes` | bytes the program read since the previous step |
 //! | `reads` | the reads (calls that returned data) those bytes came in |
+//! | `group` | the access link whose window budget the connection shares (the interface, `lo`), empty for a connection with its own controller |
 //!
+//! `group` came last, after the others; logs written before it (twelve
+//! columns) are read with an empty group.
 //! Writers from several threads and processes share one file: each row is
 //! one `write(2)` on an `O_APPEND` descriptor.
 
@@ -33,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The CSV header (and the JSON keys, in order).
-pub const COLUMNS: [&str; 12] = [
+pub const COLUMNS: [&str; 13] = [
     "t_s",
     "pid",
     "fd",
@@ -46,7 +49,11 @@ pub const COLUMNS: [&str; 12] = [
     "kernel_rcv_rtt_ms",
     "read_bytes",
     "reads",
+    "group",
 ];
+
+/// The columns of logs written before `group`.
+const OLD_COLUMNS: usize = 12;
 
 /// CSV or JSON lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +87,8 @@ pub struct LogRecord {
     pub kernel_rcv_rtt_ms: Option<f64>,
     pub read_bytes: u64,
     pub reads: u64,
+    /// The shared budget's group, empty for none.
+    pub group: String,
 }
 
 /// What a step writes: borrowed from the driver, formatted without
@@ -96,6 +105,9 @@ pub struct Row<'a> {
     pub kernel_rcv_rtt: Option<Duration>,
     pub read_bytes: u64,
     pub reads: u64,
+    /// The group whose budget the connection shares (`crate::group`):
+    /// letters, digits and `-_.@:` only.
+    pub group: Option<&'a str>,
 }
 
 /// A fixed buffer that `write!` fills; too long a row is cut (never here:
@@ -165,18 +177,22 @@ impl Row<'_> {
             }
         }
         let peer = Peer(self.peer);
+        // A label with anything else than these would break a CSV or JSON
+        // field: written as none.
+        let safe = |g: &&str| g.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.@:".contains(&c));
+        let group = self.group.filter(safe).unwrap_or("");
         if json {
             writeln!(
                 out,
                 "{{\"t_s\":{t:.6},\"pid\":{pid},\"fd\":{},\"conn\":{},\"peer\":\"{peer}\",\"rtt_ms\":{rtt},\
                  \"rtt_min_ms\":{min},\"window_bytes\":{win},\"rwnd_bytes\":{rwnd},\"kernel_rcv_rtt_ms\":{krtt},\
-                 \"read_bytes\":{},\"reads\":{}}}",
+                 \"read_bytes\":{},\"reads\":{},\"group\":\"{group}\"}}",
                 self.fd, self.conn, self.read_bytes, self.reads
             )
         } else {
             writeln!(
                 out,
-                "{t:.6},{pid},{},{},{peer},{rtt},{min},{win},{rwnd},{krtt},{},{}",
+                "{t:.6},{pid},{},{},{peer},{rtt},{min},{win},{rwnd},{krtt},{},{},{group}",
                 self.fd, self.conn, self.read_bytes, self.reads
             )
         }
@@ -342,8 +358,14 @@ pub fn parse_log(text: &str) -> Result<Vec<LogRecord>, String> {
             parse_flat_json(line).ok_or_else(|| format!("line {}: not a JSON object of the log's keys", i + 1))?
         } else {
             let vals: Vec<&str> = line.split(',').collect();
-            if vals.len() != COLUMNS.len() {
-                return Err(format!("line {}: {} fields, expected {}", i + 1, vals.len(), COLUMNS.len()));
+            if vals.len() != COLUMNS.len() && vals.len() != OLD_COLUMNS {
+                return Err(format!(
+                    "line {}: {} fields, expected {} ({} in logs written before the group column)",
+                    i + 1,
+                    vals.len(),
+                    COLUMNS.len(),
+                    OLD_COLUMNS
+                ));
             }
             COLUMNS.iter().zip(vals).map(|(k, v)| (k.to_string(), v.to_string())).collect()
         };
@@ -377,6 +399,7 @@ fn record(fields: &[(String, String)]) -> Result<LogRecord, String> {
         kernel_rcv_rtt_ms: opt("kernel_rcv_rtt_ms", get("kernel_rcv_rtt_ms"))?,
         read_bytes: req("read_bytes", get("read_bytes"))?,
         reads: req("reads", get("reads"))?,
+        group: get("group").to_string(),
     })
 }
 
@@ -426,6 +449,7 @@ mod tests {
             kernel_rcv_rtt: Some(Duration::from_millis(12)),
             read_bytes: 65_536,
             reads: 3,
+            group: Some("veth-a@ns4026532000"),
         }
     }
 
@@ -447,6 +471,7 @@ mod tests {
             assert_eq!((r.rtt_ms, r.rtt_min_ms), (Some(12.5), Some(1.0)));
             assert_eq!((r.window_bytes, r.rwnd_bytes, r.read_bytes, r.reads), (Some(40_000), None, 65_536, 3));
             assert_eq!(r.pid, std::process::id());
+            assert_eq!(r.group, "veth-a@ns4026532000");
         }
         let csv = std::fs::read_to_string(dir.join("a.csv")).unwrap();
         assert!(csv.starts_with("t_s,pid,fd,conn,peer,rtt_ms,"), "{csv}");
@@ -501,6 +526,28 @@ mod tests {
     impl CStringPath {
         fn c(&self) -> std::ffi::CString {
             std::ffi::CString::new(self.0.as_os_str().as_bytes()).unwrap()
+        }
+    }
+
+    #[test]
+    fn logs_without_the_group_column_are_read_and_odd_labels_are_not_written() {
+        let old = "t_s,pid,fd,conn,peer,rtt_ms,rtt_min_ms,window_bytes,rwnd_bytes,kernel_rcv_rtt_ms,read_bytes,reads\n\
+                   0.5,10,5,1,10.0.0.1:80,40.0,11.0,250000,260000,42.0,260000,4\n";
+        let recs = parse_log(old).unwrap();
+        assert_eq!((recs.len(), recs[0].group.as_str(), recs[0].reads), (1, "", 4));
+        let json = "{\"t_s\":0.5,\"pid\":10,\"fd\":5,\"conn\":1,\"peer\":\"10.0.0.1:80\",\"read_bytes\":1,\"reads\":1}";
+        assert_eq!(parse_log(json).unwrap()[0].group, "");
+        let peer: SocketAddr = "10.0.0.1:80".parse().unwrap();
+        for (format, label, want) in [
+            (LogFormat::Csv, "eth0", "eth0"),
+            (LogFormat::Csv, "a,b", ""),
+            (LogFormat::Jsonl, "x\"y", ""),
+            (LogFormat::Jsonl, "lo", "lo"),
+        ] {
+            let mut buf = StackBuf { buf: [0; 512], len: 0 };
+            Row { group: Some(label), ..row(&peer) }.format(format, Instant::ZERO, &mut buf).unwrap();
+            let text = std::str::from_utf8(&buf.buf[..buf.len]).unwrap();
+            assert_eq!(parse_log(text).unwrap()[0].group, want, "{text}");
         }
     }
 

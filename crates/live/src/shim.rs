@@ -14,15 +14,25 @@
 //! (another thread stepping the same socket, or a signal handler
 //! interrupting a step) just counts its bytes and goes on.
 //!
+//! The sockets of the process that leave through one interface share one
+//! window budget (`crate::group`: the route to the peer, asked over
+//! rtnetlink once per peer and cached) when the controller has a per-link
+//! form (`rtac`, unless `budget=connection`).
+//!
 //! Safety rules kept here: errno as the real call left it; no panic leaves
 //! this module (each entry catches unwinding); a socket whose queries fail
-//! is given back to the kernel and reported once on stderr.
+//! is given back to the kernel and reported once on stderr. A read inside
+//! a step or a classification on the same thread (a signal handler that
+//! reads) only counts its bytes: the budget's lock, which a step of another
+//! socket may hold, is never taken twice by one thread.
 
 use crate::config::AgentConfig;
 use crate::driver::SocketDriver;
 use crate::error::AgentError;
+use crate::group::{Grouping, KernelRoutes};
 use crate::log::LogSink;
 use crate::sys::{self, FdClass};
+use std::cell::Cell;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
@@ -95,6 +105,23 @@ struct Agent {
     cfg: AgentConfig,
     log: Option<Arc<LogSink>>,
     summary: Option<std::path::PathBuf>,
+    /// The process's sockets by access link, one budget per link.
+    grouping: Mutex<Grouping>,
+}
+
+thread_local! {
+    /// Set while this thread runs a step or a classification: a read in a
+    /// signal handler that interrupted it only counts its bytes.
+    static BUSY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` unless this thread is already inside the shim's slow path.
+fn unless_busy(f: impl FnOnce()) {
+    if BUSY.with(|b| b.replace(true)) {
+        return;
+    }
+    f();
+    BUSY.with(|b| b.set(false));
 }
 
 static AGENT: OnceLock<Agent> = OnceLock::new();
@@ -194,7 +221,8 @@ pub fn init(cfg: AgentConfig) {
             }
         });
         let summary = crate::config::summary_from_env();
-        Agent { cfg, log, summary }
+        let grouping = Mutex::new(Grouping::new(&cfg, Box::new(KernelRoutes::new(None))));
+        Agent { cfg, log, summary, grouping }
     });
     let _ = agent;
     STATE.store(ACTIVE, Ordering::Release);
@@ -222,14 +250,14 @@ fn message(text: &str) {
     }
 }
 
-/// Appends `pid<TAB>fd<TAB>peer` to the run's summary file (best effort:
-/// the summary is a report, not control). The file must exist already, as
-/// a regular file: `rtac run` created it; a link, a FIFO or a missing file
-/// is left alone.
-fn note_controlled(path: &std::path::Path, fd: c_int, peer: Option<std::net::SocketAddr>) {
+/// Appends `pid<TAB>fd<TAB>peer<TAB>group` to the run's summary file (best
+/// effort: the summary is a report, not control). The file must exist
+/// already, as a regular file: `rtac run` created it; a link, a FIFO or a
+/// missing file is left alone.
+fn note_controlled(path: &std::path::Path, fd: c_int, peer: Option<std::net::SocketAddr>, group: Option<&str>) {
     use std::io::Write;
     let peer = peer.map(|p| p.to_string()).unwrap_or_default();
-    let line = format!("{}\t{fd}\t{peer}\n", std::process::id());
+    let line = format!("{}\t{fd}\t{peer}\t{}\n", std::process::id(), group.unwrap_or(""));
     if let Ok(mut f) = crate::safefs::open_write(path, crate::safefs::Open::AppendExisting, 0) {
         let _ = f.write_all(line.as_bytes());
     }
@@ -275,10 +303,10 @@ fn consumed_active(fd: c_int, n: u64) {
             slot.pending.fetch_add(ONE_READ + n.min(BYTES_MASK), Ordering::Relaxed);
             let now = sys::now();
             if now.as_nanos() >= slot.next_step_ns.load(Ordering::Relaxed) {
-                slow_path(fd, slot, || step(fd, slot, now));
+                unless_busy(|| slow_path(fd, slot, || step(fd, slot, now)));
             }
         }
-        FD_UNKNOWN => slow_path(fd, slot, || classify(fd, slot, n)),
+        FD_UNKNOWN => unless_busy(|| slow_path(fd, slot, || classify(fd, slot, n))),
         _ => {}
     }
 }
@@ -296,10 +324,11 @@ fn classify(fd: c_int, slot: &Slot, n: u64) {
             return;
         }
         FdClass::Unexpected(err) => AgentError::Sys { call: "getsockopt(SO_PROTOCOL/SO_DOMAIN)", err },
-        FdClass::Tcp => match SocketDriver::attach(fd, &agent.cfg, agent.log.clone(), sys::now()) {
-            Ok(mut driver) => {
+        FdClass::Tcp => match attach(fd, agent) {
+            None => return, // the groups are busy: classified at a later read
+            Some(Ok(mut driver)) => {
                 if let Some(path) = &agent.summary {
-                    note_controlled(path, fd, driver.peer());
+                    note_controlled(path, fd, driver.peer(), driver.group());
                 }
                 driver.add_consumed(n, 1);
                 slot.pending.store(0, Ordering::Relaxed);
@@ -312,17 +341,31 @@ fn classify(fd: c_int, slot: &Slot, n: u64) {
                 }
                 return;
             }
-            Err(AgentError::NotTcp) => {
+            Some(Err(AgentError::NotTcp)) => {
                 slot.kind.store(FD_IGNORED, Ordering::Release);
                 return;
             }
-            Err(e) => e,
+            Some(Err(e)) => e,
         },
     };
     slot.kind.store(FD_DISABLED, Ordering::Release);
     *g = None;
     drop(g);
     report_stop(fd, &err);
+}
+
+/// Attaches a driver in the socket's group; `None` while another thread
+/// holds the groups (the socket is classified at a later read).
+fn attach(fd: c_int, agent: &Agent) -> Option<Result<SocketDriver, AgentError>> {
+    let mut grouping = match agent.grouping.try_lock() {
+        Ok(g) => g,
+        Err(TryLockError::Poisoned(p)) => {
+            agent.grouping.clear_poison();
+            p.into_inner()
+        }
+        Err(TryLockError::WouldBlock) => return None,
+    };
+    Some(SocketDriver::attach_grouped(fd, &agent.cfg, agent.log.clone(), sys::now(), &mut grouping))
 }
 
 fn step(fd: c_int, slot: &Slot, now: rtac_core::Instant) {
@@ -338,7 +381,16 @@ fn step(fd: c_int, slot: &Slot, now: rtac_core::Instant) {
     let (bytes, reads) = unpack(slot.pending.swap(0, Ordering::Relaxed));
     a.driver.add_consumed(bytes, reads);
     match a.driver.step(now) {
-        Ok(_) => slot.next_step_ns.store(a.driver.next_step().as_nanos(), Ordering::Relaxed),
+        Ok(_) => {
+            slot.next_step_ns.store(a.driver.next_step().as_nanos(), Ordering::Relaxed);
+            if let Some(why) = a.driver.take_left_budget() {
+                message(&format!(
+                    "rtac: TCP socket fd {fd} in pid {} left its access link's window budget ({why}); it goes on \
+                     with its own controller",
+                    std::process::id()
+                ));
+            }
+        }
         Err(AgentError::Replaced) => {
             // Closed behind our back (fclose, a library's own close) and
             // the number reused: classify the new file on its next read.

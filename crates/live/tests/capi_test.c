@@ -84,6 +84,34 @@ int main(void) {
     CHECK(rtac_error(h) == NULL);
     rtac_detach(h);
     rtac_detach(NULL);
+
+    /* Two sockets in one group share one budget. */
+    rtac_group *g = rtac_group_new("rtac", "bdp=100", err, sizeof err);
+    CHECK(g != NULL);
+    CHECK(rtac_group_new("rtac", "budget=sometimes", err, sizeof err) == NULL && strstr(err, "budget") != NULL);
+    rtac_socket *m[2];
+    int cs[2], ss[2];
+    for (int i = 0; i < 2; i++) {
+        cs[i] = socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(connect(cs[i], (struct sockaddr *)&a, sizeof a) == 0);
+        ss[i] = accept(l, NULL, NULL);
+        m[i] = rtac_attach_group(g, cs[i], NULL, err, sizeof err);
+        CHECK(m[i] != NULL);
+    }
+    rtac_group_info gs;
+    CHECK(rtac_group_state(g, &gs) == 0);
+    CHECK(gs.shared == 1 && gs.connections == 2 && gs.window_bytes > 0);
+    rtac_detach(m[0]);
+    CHECK(rtac_group_state(g, &gs) == 0 && gs.connections == 1);
+    rtac_group_free(g);
+    CHECK(rtac_step_now(m[1]) == 0);
+    rtac_detach(m[1]);
+    rtac_group_free(NULL);
+    for (int i = 0; i < 2; i++) {
+        close(cs[i]);
+        close(ss[i]);
+    }
+
     close(c);
     close(s);
     close(l);

@@ -93,7 +93,9 @@ pub struct Sample {
     pub seq: u32,
     /// rcv_ooopack: segments received out of order.
     pub rcv_ooopack: u32,
-    pub reserved: u32,
+    /// The inode number of the socket's network namespace (`ns.inum`, what
+    /// `stat /proc/PID/ns/net` shows), in the first sample; 0: unknown.
+    pub netns: u32,
 }
 
 // SAFETY: plain integers, no padding the kernel could leave undefined
@@ -138,6 +140,7 @@ mod tests {
         assert_eq!(std::mem::offset_of!(Sample, bytes_acked), 80);
         assert_eq!(std::mem::offset_of!(Sample, min_rtt_us), 56);
         assert_eq!(std::mem::offset_of!(Sample, daddr), 64);
+        assert_eq!(std::mem::offset_of!(Sample, netns), 108);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use super::abi::{Clamp, Sample, SAMPLE_ADOPTED, SAMPLE_CLOSED, SAMPLE_NEW};
 use crate::config::AgentConfig;
 use crate::error::AgentError;
+use crate::group::{GroupView, Grouping, KernelRoutes, Resolve};
 use crate::log::{LogSink, Row};
 use crate::step::{KernelSample, Stepper};
 use crate::StepReport;
@@ -55,6 +56,9 @@ pub struct Flow {
     pub mss: u32,
     pub last: Option<StepReport>,
     pub bytes: u64,
+    /// The group whose budget it shares (`crate::group`); `None`: its own
+    /// controller.
+    pub group: Option<Arc<str>>,
     /// Uplink: the same controller kind on the sending side, fed with the
     /// bytes the peer acknowledged and the sender's RTT; its window bounds
     /// the congestion window.
@@ -94,6 +98,10 @@ pub struct Engine {
     /// What could not be tracked or delivered, as [`super::Bpf::poll`]
     /// last read it (for the status table).
     pub counters: super::Counters,
+    /// Connections by access link, one budget per link.
+    grouping: Grouping,
+    /// Connections that left their budget for their own controller.
+    pub left_budget: u64,
 }
 
 fn mss_of(s: &Sample) -> u32 {
@@ -113,8 +121,13 @@ fn handshake_rtt(s: &Sample) -> Option<Duration> {
 }
 
 impl Engine {
+    /// An engine whose connections are grouped by the kernel's routes in
+    /// this process's network namespace (see [`Engine::with_resolver`]).
     pub fn new(cfg: AgentConfig, log: Option<Arc<LogSink>>) -> Engine {
+        let grouping = Grouping::new(&cfg, Box::new(KernelRoutes::new(None)));
         Engine {
+            grouping,
+            left_budget: 0,
             cfg,
             log,
             flows: BTreeMap::new(),
@@ -132,6 +145,24 @@ impl Engine {
     pub fn with_capacity(mut self, n: usize) -> Engine {
         self.capacity = n;
         self
+    }
+
+    /// Looks routes up with `resolver`: [`KernelRoutes`] of the controlled
+    /// cgroup, so that sockets of its other network namespaces are looked
+    /// up in theirs.
+    pub fn with_resolver(mut self, resolver: Box<dyn Resolve>) -> Engine {
+        self.grouping = Grouping::new(&self.cfg, resolver);
+        self
+    }
+
+    /// The groups that have connections now.
+    pub fn groups(&self) -> impl Iterator<Item = GroupView<'_>> {
+        self.grouping.groups()
+    }
+
+    /// Connections by group since the start.
+    pub fn grouping(&self) -> &Grouping {
+        &self.grouping
     }
 
     /// Connections tracked now.
@@ -196,7 +227,8 @@ impl Engine {
                 return Ok(None);
             }
             let mss = mss_of(s);
-            let mut stepper = Stepper::new(self.cfg.controller(mss)?);
+            let joined = self.grouping.join(now, s.netns, s.peer().map(|p| p.ip()), mss)?;
+            let mut stepper = Stepper::grouped(joined.controller, joined.fallback, mss);
             if let Some(rtt) = handshake_rtt(s) {
                 stepper.seed_rtt(now, rtt);
             }
@@ -214,6 +246,7 @@ impl Engine {
                 mss,
                 last: None,
                 bytes: 0,
+                group: joined.group,
                 up: None,
             };
             self.next_conn += 1;
@@ -233,6 +266,10 @@ impl Engine {
         };
         let k = KernelSample { rcv_rtt, data_segs_in: Some(s.data_segs_in), ooo_segs: Some(s.rcv_ooopack) };
         let d = flow.stepper.step(now, bytes, k);
+        if flow.group.is_some() && flow.stepper.left_budget().is_some() {
+            flow.group = None;
+            self.left_budget += 1;
+        }
         let report = StepReport {
             t: now,
             rtt: d.state.rtt,
@@ -258,6 +295,7 @@ impl Engine {
                 kernel_rcv_rtt: rcv_rtt,
                 read_bytes: bytes,
                 reads: 0,
+                group: flow.group.as_deref(),
             });
         }
         let clamp = d.rwnd.map_or(0, |w| w.clamp(1, MAX_CLAMP) as u32);
@@ -412,6 +450,57 @@ mod tests {
         };
         assert!(clamps(&[]).iter().all(|&c| c == 0), "{:?}", clamps(&[]));
         assert!(clamps(&["bdp=80"])[1..].iter().all(|&c| c >= MIN_CWND_CLAMP), "{:?}", clamps(&["bdp=80"]));
+    }
+
+    /// Every peer through one interface, 10.0.0.0/8 through another.
+    struct TwoLinks;
+    impl crate::group::Resolve for TwoLinks {
+        fn resolve(
+            &mut self,
+            netns: u32,
+            peer: std::net::IpAddr,
+        ) -> Result<Option<(u32, String)>, crate::route::RouteError> {
+            match peer {
+                std::net::IpAddr::V4(a) if a.octets()[0] == 10 => Ok(Some((3, format!("veth{netns}")))),
+                _ => Ok(Some((2, "eth0".into()))),
+            }
+        }
+    }
+
+    fn sample_to(cookie: u64, t_ms: u64, peer: [u8; 4], netns: u32, flags: u32) -> Sample {
+        let mut s = sample(cookie, t_ms, 0, 50, 0, flags);
+        (s.family, s.dport, s.netns) = (libc::AF_INET as u16, 5201u16.to_be(), netns);
+        s.daddr[..4].copy_from_slice(&peer);
+        s
+    }
+
+    #[test]
+    fn connections_through_one_interface_share_a_budget_shown_per_group() {
+        let cfg = AgentConfig::new("rtac", &["bdp=80"]).unwrap();
+        let mut e = Engine::new(cfg, None).with_resolver(Box::new(TwoLinks));
+        for (cookie, peer) in [(1, [10, 0, 0, 1]), (2, [10, 0, 0, 1]), (3, [192, 0, 2, 1])] {
+            e.on_sample(&sample_to(cookie, 0, peer, 0, SAMPLE_NEW)).unwrap();
+        }
+        // In another network namespace the same interface is another link.
+        e.on_sample(&sample_to(4, 0, [10, 0, 0, 1], 77, SAMPLE_NEW)).unwrap();
+        let mut groups: Vec<(String, usize)> = e.groups().map(|g| (g.label.to_string(), g.state.connections)).collect();
+        groups.sort();
+        assert_eq!(groups, [("eth0".into(), 1), ("veth0".into(), 2), ("veth77@ns77".into(), 1)]);
+        let labels: Vec<_> = e.flows().map(|(_, f)| f.group.as_deref().unwrap_or("").to_string()).collect();
+        assert_eq!(labels, ["veth0", "veth0", "eth0", "veth77@ns77"]);
+        // Both members of veth0 get a window from the budget.
+        for cookie in [1, 2] {
+            let a = e.on_sample(&sample_to(cookie, 60, [0; 4], 0, 0)).unwrap();
+            assert!(matches!(a, Some(Action::Set(_, c)) if c.clamp > 0), "{a:?}");
+        }
+        e.on_sample(&sample(2, 100, 0, 0, 0, SAMPLE_CLOSED)).unwrap();
+        let veth = e.groups().find(|g| g.label == "veth0").unwrap().state.connections;
+        assert_eq!(veth, 1);
+        // Per connection: no group, no budget.
+        let cfg = AgentConfig::new("rtac", &["budget=connection"]).unwrap();
+        let mut per = Engine::new(cfg, None).with_resolver(Box::new(TwoLinks));
+        per.on_sample(&sample_to(1, 0, [10, 0, 0, 1], 0, SAMPLE_NEW)).unwrap();
+        assert_eq!((per.groups().count(), per.flows().next().unwrap().1.group.is_none()), (0, true));
     }
 
     #[test]

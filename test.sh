@@ -32,6 +32,7 @@ ROOT_TESTS=(
   crates/agent/tests/bpf.rs              # eBPF sock_ops, cgroups v2
   crates/agent/tests/security.rs
   crates/agent/tests/daemon_security.rs
+  crates/agent/tests/link_budget.rs      # network namespaces, veth, eBPF
 )
 ROOT_REASON="needs root: network namespaces, eBPF, cgroups"
 

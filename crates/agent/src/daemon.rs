@@ -27,7 +27,9 @@ pub const STATUS_ROWS: usize = 10_000;
 #[derive(Args, Debug, Clone)]
 pub struct DaemonArgs {
     /// The controller: none, static, autotuning, drwa, rtac or drw,
-    /// optionally with parameters after a colon (rtac:bdp=84).
+    /// optionally with parameters after a colon (rtac:bdp=84). rtac's
+    /// connections through one interface share one window budget;
+    /// rtac:budget=connection gives each its own.
     #[arg(long, short = 'c', value_name = "NAME", required_unless_present = "status")]
     pub controller: Option<String>,
 
@@ -50,7 +52,8 @@ pub struct DaemonArgs {
     #[arg(long)]
     pub uplink: bool,
 
-    /// List the connections running daemons control, then exit.
+    /// List the window budgets (per interface) and the connections running
+    /// daemons control, then exit.
     #[arg(long)]
     pub status: bool,
 
@@ -61,8 +64,13 @@ pub struct DaemonArgs {
     pub max_sockets: Option<u32>,
 }
 
-/// The status table: what could not be tracked, then one line per
-/// controlled connection (the first [`STATUS_ROWS`]).
+/// The most groups the status table lists.
+pub const STATUS_GROUPS: usize = 1000;
+
+/// The status table: what could not be tracked, the window budgets (one
+/// per access link: interface, connections, aggregate window, queueing
+/// delay estimate, base RTT), then one line per controlled connection (the
+/// first [`STATUS_ROWS`]).
 pub fn status_table(engine: &Engine, cgroup: &Path, capacity: u32) -> String {
     let mut s = format!(
         "rtac daemon pid {} on cgroup {}: {} connection(s) tracked, at most {capacity}\n",
@@ -71,18 +79,49 @@ pub fn status_table(engine: &Engine, cgroup: &Path, capacity: u32) -> String {
         engine.len()
     );
     let _ = writeln!(s, "{}", engine.counters);
-    let _ = writeln!(
-        s,
-        "{:>5} {:<40} {:>8} {:>8} {:>10} {:>10} {:>12} {}",
-        "conn", "peer", "rtt_ms", "min_ms", "window_KB", "rwnd_KB", "read_bytes", "adopted"
-    );
     let ms = |d: Option<rtac_core::time::Duration>| d.map_or("-".into(), |d| format!("{:.1}", d.as_millis_f64()));
     let kb = |b: Option<u64>| b.map_or("-".into(), |b| format!("{:.1}", b as f64 / 1024.0));
+    if engine.grouping().per_link() {
+        let _ = writeln!(
+            s,
+            "window budgets per access link:\n{:<28} {:>5} {:>10} {:>9} {:>9} {:>8} {:>7}",
+            "group", "conns", "window_KB", "Mbit/s", "queue_ms", "base_ms", "probing"
+        );
+        let mut groups: Vec<_> = engine.groups().collect();
+        groups.sort_by(|a, b| a.label.cmp(b.label));
+        for g in groups.iter().take(STATUS_GROUPS) {
+            let st = &g.state;
+            let _ = writeln!(
+                s,
+                "{:<28} {:>5} {:>10} {:>9} {:>9} {:>8} {:>7}",
+                g.label,
+                st.connections,
+                kb(st.window),
+                st.rate.filter(|r| r.is_finite()).map_or("-".into(), |r| format!("{:.2}", r * 8.0 / 1e6)),
+                ms(st.queue_delay),
+                ms(st.anchor),
+                if st.probing { "yes" } else { "no" }
+            );
+        }
+        if groups.len() > STATUS_GROUPS {
+            let _ = writeln!(s, "({} more groups not listed)", groups.len() - STATUS_GROUPS);
+        }
+        if engine.left_budget > 0 {
+            let _ = writeln!(s, "{} connection(s) left their budget for their own controller", engine.left_budget);
+        }
+    } else {
+        let _ = writeln!(s, "window budgets: none, each connection runs its own controller");
+    }
+    let _ = writeln!(
+        s,
+        "{:>5} {:<40} {:>8} {:>8} {:>10} {:>10} {:>12} {:<7} group",
+        "conn", "peer", "rtt_ms", "min_ms", "window_KB", "rwnd_KB", "read_bytes", "adopted"
+    );
     for (_, f) in engine.flows().take(STATUS_ROWS) {
         let last = f.last.as_ref();
         let _ = writeln!(
             s,
-            "{:>5} {:<40} {:>8} {:>8} {:>10} {:>10} {:>12} {}",
+            "{:>5} {:<40} {:>8} {:>8} {:>10} {:>10} {:>12} {:<7} {}",
             f.conn,
             f.peer.map_or("-".into(), |p| p.to_string()),
             ms(last.and_then(|l| l.rtt)),
@@ -90,7 +129,8 @@ pub fn status_table(engine: &Engine, cgroup: &Path, capacity: u32) -> String {
             kb(last.and_then(|l| l.window_bytes)),
             kb(last.and_then(|l| l.rwnd)),
             f.bytes,
-            if f.adopted { "yes" } else { "no" }
+            if f.adopted { "yes" } else { "no" },
+            f.group.as_deref().unwrap_or("-")
         );
     }
     if engine.len() > STATUS_ROWS {

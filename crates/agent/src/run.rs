@@ -45,7 +45,8 @@ pub struct RunArgs {
 
     /// The controller for the program's TCP receive sockets: none, static,
     /// autotuning, drwa, rtac or drw, optionally with parameters after a
-    /// colon (rtac:bdp=84).
+    /// colon (rtac:bdp=84). rtac's connections through one interface share
+    /// one window budget; rtac:budget=connection gives each its own.
     #[arg(long, short = 'c', value_name = "NAME")]
     pub controller: String,
 
@@ -234,6 +235,7 @@ fn run_preload(args: &RunArgs, linking: supervise::Linking) -> Result<i32, Agent
     let lines: Vec<&str> = lines.split_inclusive('\n').filter(|l| l.ends_with('\n')).collect();
     let sockets = lines.len();
     let pids = lines.iter().filter_map(|l| l.split('\t').next()).collect::<std::collections::BTreeSet<_>>().len();
+    let groups = group_counts(&lines);
     let at_least = if cut { "at least " } else { "" };
     if sockets == 0 {
         let why = match &secure {
@@ -244,9 +246,30 @@ fn run_preload(args: &RunArgs, linking: supervise::Linking) -> Result<i32, Agent
         };
         eprintln!("rtac: warning: no TCP receive socket was controlled: {why}; --mode bpf reaches every socket");
     } else {
-        eprintln!("rtac: preload mode controlled {at_least}{sockets} TCP socket(s) in {at_least}{pids} process(es)");
+        eprintln!(
+            "rtac: preload mode controlled {at_least}{sockets} TCP socket(s) in {at_least}{pids} process(es){groups}"
+        );
     }
     status
+}
+
+/// The window budgets in the shim's summary lines (`pid fd peer group`):
+/// per process and access link, the sockets that shared it.
+fn group_counts(lines: &[&str]) -> String {
+    let mut by: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+    for l in lines {
+        let f: Vec<&str> = l.trim_end_matches('\n').split('\t').collect();
+        if let (Some(pid), Some(group)) = (f.first(), f.get(3).filter(|g| !g.is_empty())) {
+            *by.entry((pid, group)).or_default() += 1;
+        }
+    }
+    if by.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<String> =
+        by.iter().take(20).map(|((pid, g), n)| format!("{g} in pid {pid}: {n} socket(s)")).collect();
+    let more = if by.len() > 20 { format!(" and {} more", by.len() - 20) } else { String::new() };
+    format!("; window budgets per access link: {}{more}", shown.join(", "))
 }
 
 /// Why the kernel would run `program` in secure-execution mode (AT_SECURE),
@@ -338,6 +361,22 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.exit_code(), 127);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_summary_counts_sockets_per_process_and_access_link() {
+        let lines = [
+            "10\t3\t10.0.0.1:80\teth0\n",
+            "10\t4\t10.0.0.2:80\teth0\n",
+            "11\t3\t[::1]:80\tlo\n",
+            "12\t3\t1.2.3.4:1\t\n",
+        ];
+        assert_eq!(
+            group_counts(&lines),
+            "; window budgets per access link: eth0 in pid 10: 2 socket(s), lo in pid 11: 1 socket(s)"
+        );
+        // Lines of a shim without the group column.
+        assert_eq!(group_counts(&["10\t3\t10.0.0.1:80\n"]), "");
     }
 
     #[test]

@@ -443,6 +443,24 @@ fn process_cpu_s() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
+/// The window budgets of a run, for its closing line: each access link
+/// with the connections that joined its budget and the most at once.
+pub fn groups_summary(g: &rtac_live::group::Grouping, left: u64) -> String {
+    if !g.per_link() {
+        return "; each with its own controller".to_string();
+    }
+    let links: Vec<String> = g
+        .history()
+        .map(|(label, h)| format!("{label}: {} connection(s), at most {} at once", h.joined, h.peak))
+        .collect();
+    let left = if left > 0 { format!("; {left} left their budget for their own controller") } else { String::new() };
+    if links.is_empty() {
+        format!("; no shared window budget{left}")
+    } else {
+        format!("; window budgets per access link: {}{left}", links.join(", "))
+    }
+}
+
 /// A BPF program attached to a cgroup, turning samples into clamps.
 pub struct BpfSession {
     bpf: Option<Bpf>,
@@ -520,7 +538,10 @@ impl BpfSession {
             None => None,
         };
         let rmem_holder = raise_buffer_limit(cfg, &name);
-        let engine = Engine::new(cfg.clone(), log).with_capacity(capacity as usize);
+        // Routes are asked in each socket's own network namespace, entered
+        // through a process of the cgroup that lives in it.
+        let routes = rtac_live::group::KernelRoutes::new(Some(cgroup.clone()));
+        let engine = Engine::new(cfg.clone(), log).with_capacity(capacity as usize).with_resolver(Box::new(routes));
         let engine = if uplink { engine.with_uplink() } else { engine };
         Ok(BpfSession {
             bpf: Some(bpf),
@@ -605,10 +626,11 @@ impl BpfSession {
         };
         let c = self.engine.counters;
         format!(
-            "bpf mode controlled {} TCP connection(s) in cgroup {}{}{lag}; CPU {:.3} s{}",
+            "bpf mode controlled {} TCP connection(s) in cgroup {}{}{}{lag}; CPU {:.3} s{}",
             self.engine.seen,
             self.cgroup.display(),
             if adopted > 0 { format!(" ({adopted} of them open before the start)") } else { String::new() },
+            groups_summary(self.engine.grouping(), self.engine.left_budget),
             process_cpu_s(),
             if c.any() { format!("; {c}") } else { String::new() }
         )

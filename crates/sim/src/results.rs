@@ -76,8 +76,10 @@ pub struct ReceiverResult {
     /// Its connections' flow ids.
     pub flows: Vec<usize>,
     pub connections: usize,
-    /// The sum of its connections' goodputs (each over the part of the
-    /// measurement window it was active), Mbit/s.
+    /// Goodput: its connections' bytes delivered in the measurement window
+    /// over the part of the window any of them was active (from the first
+    /// one's start to the last one's end), Mbit/s. With connections active
+    /// over the same span, the sum of their goodputs.
     pub throughput_mbps: f64,
     pub bytes_delivered: u64,
     /// Mean RTT over all its connections' samples (each connection's mean
@@ -96,18 +98,20 @@ pub struct ReceiverResult {
 }
 
 impl ReceiverResult {
-    /// The receiver `name` whose connections are `flows`.
-    pub fn of(name: &str, flows: &[&FlowResult], completion: Option<Duration>) -> Self {
+    /// The receiver `name` whose connections are `flows`, active together
+    /// for `active` of the measurement window.
+    pub fn of(name: &str, flows: &[&FlowResult], active: Duration, completion: Option<Duration>) -> Self {
         let samples: u64 = flows.iter().map(|f| f.rtt_samples).sum();
         let weighted: f64 =
             flows.iter().filter(|f| f.rtt_samples > 0).map(|f| f.rtt_mean_ms * f.rtt_samples as f64).sum();
         let rates: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+        let bytes: u64 = flows.iter().map(|f| f.bytes_delivered).sum();
         ReceiverResult {
             name: name.to_string(),
             flows: flows.iter().map(|f| f.id).collect(),
             connections: flows.len(),
-            throughput_mbps: rates.iter().sum(),
-            bytes_delivered: flows.iter().map(|f| f.bytes_delivered).sum(),
+            throughput_mbps: if active.is_zero() { 0.0 } else { bytes as f64 * 8.0 / active.as_secs_f64() / 1e6 },
+            bytes_delivered: bytes,
             rtt_mean_ms: if samples == 0 { f64::NAN } else { weighted / samples as f64 },
             rtt_samples: samples,
             jain: jain(&rates),

@@ -43,13 +43,17 @@ struct Flow {
     host: Option<usize>,
     /// A connection of a receiver's window budget, not yet open.
     join: Option<Join>,
+    /// While it holds a place in a receiver's window budget (open, not
+    /// closed): the plain controller its receiver takes when it closes.
+    after_close: Option<AnyController>,
 }
 
 /// What a connection of a receiver's window budget needs to open: it joins
 /// the budget at its start, as a host's connection does at its handshake,
 /// so that its window comes out of the budget as it stands then. Its
 /// endpoints are built then; until then the flow holds endpoints built
-/// with the plain controller, which see no packet.
+/// with the plain controller, which see no packet. It leaves the budget
+/// when it closes (`World::close`).
 struct Join {
     budget: LinkBudget,
     cc: CcKind,
@@ -151,6 +155,7 @@ impl<'a, 's> World<'a, 's> {
                         .map(|&l| l as u32),
                     host: host_of[id as usize],
                     join,
+                    after_close: None,
                 });
                 specs.push(spec);
             }
@@ -241,9 +246,28 @@ impl<'a, 's> World<'a, 's> {
         let mss = self.scenario.mss;
         let flow = &mut self.flows[f];
         let Some(j) = flow.join.take() else { return };
-        flow.receiver = Receiver::new(f as u32, mss, AnyController::Link(j.budget.join()), j.bytes);
+        let member = Receiver::new(f as u32, mss, AnyController::Link(j.budget.join()), j.bytes);
+        let mut placeholder = std::mem::replace(&mut flow.receiver, member);
+        flow.after_close = Some(placeholder.replace_controller(AnyController::None(rtac_core::controller::NoLimit)));
         let cc = j.cc.build_with(mss, Some(j.cc_seed));
         flow.sender = Sender::new(f as u32, mss, cc, j.bytes, flow.receiver.initial_window());
+    }
+
+    /// Flow `f`'s sender has every byte it will send acknowledged (its
+    /// `bytes`, or what it sent before its `stop`): a connection of a
+    /// window budget closes and returns its share at once, so that a
+    /// closed connection holds no part of the budget, nor its RTT floor.
+    /// Its receiver keeps the plain controller for the segments still in
+    /// flight (duplicates only).
+    fn close(&mut self, f: usize) {
+        let flow = &mut self.flows[f];
+        if flow.sender.finished_at().is_none() {
+            return;
+        }
+        if let Some(plain) = flow.after_close.take() {
+            // Dropping the member leaves the budget.
+            drop(flow.receiver.replace_controller(plain));
+        }
     }
 
     /// Sends what an endpoint of flow `f` just emitted and re-arms its timer.
@@ -376,6 +400,7 @@ impl<'a, 's> World<'a, 's> {
                 flow.rtt_us.record(rtt.as_micros());
             }
         }
+        self.close(f);
         self.route(f, now);
     }
 
@@ -425,6 +450,15 @@ impl<'a, 's> World<'a, 's> {
         self.events.push(now + self.scenario.sample_interval, Event::Sample);
     }
 
+    /// The part of the measurement window flow `f` was active in: from its
+    /// start to its end (its last byte acknowledged, its stop, or the end
+    /// of the run).
+    fn active(&self, f: &Flow) -> (Instant, Instant) {
+        let from = f.start.max(self.measure_from);
+        let until = f.sender.finished_at().or(f.stop).unwrap_or(self.end).min(self.end);
+        (from, until)
+    }
+
     fn finish(self, wall: std::time::Duration) -> RunResult {
         let window = self.end - self.measure_from;
         let flows = self
@@ -433,8 +467,7 @@ impl<'a, 's> World<'a, 's> {
             .enumerate()
             .map(|(id, f)| {
                 // Throughput over the part of the window the flow was active.
-                let from = f.start.max(self.measure_from);
-                let until = f.sender.finished_at().or(f.stop).unwrap_or(self.end).min(self.end);
+                let (from, until) = self.active(f);
                 let active = until - from;
                 let bytes = f.receiver.delivered() - f.delivered_at_measure;
                 let st = f.sender.stats();
@@ -482,7 +515,16 @@ impl<'a, 's> World<'a, 's> {
                     (Some(ends), Some(first)) => ends.into_iter().max().map(|last| last - first),
                     _ => None,
                 };
-                ReceiverResult::of(&h.name, &conns, completion)
+                // Its throughput counts the time any connection was active:
+                // from the first one's start to the last one's end.
+                let spans: Vec<(Instant, Instant)> = h.flows.iter().map(|&id| self.active(&self.flows[id])).collect();
+                let from = spans.iter().map(|s| s.0).min();
+                let until = spans.iter().map(|s| s.1.max(s.0)).max();
+                let active = match (from, until) {
+                    (Some(a), Some(b)) => b - a,
+                    _ => Duration::ZERO,
+                };
+                ReceiverResult::of(&h.name, &conns, active, completion)
             })
             .collect();
         let links = self

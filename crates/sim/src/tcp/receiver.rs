@@ -107,6 +107,11 @@ impl Receiver {
     pub fn controller(&self) -> &AnyController {
         &self.controller
     }
+    /// Puts `next` in the controller's place and returns the old one: a
+    /// connection that has closed leaves a shared window budget this way.
+    pub fn replace_controller(&mut self, next: AnyController) -> AnyController {
+        std::mem::replace(&mut self.controller, next)
+    }
     pub fn timer(&self) -> Option<Instant> {
         self.delack_at
     }

@@ -1,7 +1,7 @@
 //! What `rtac sim` prints: tables for a reader, or one JSON document.
 
 use rtac_core::Duration;
-use rtac_sim::{FlowResult, LinkResult, RunResult, Scenario};
+use rtac_sim::{FlowResult, LinkResult, ReceiverResult, RunResult, Scenario};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 
@@ -99,6 +99,23 @@ fn flow_json(f: &FlowResult) -> Value {
         "retransmits": f.retransmits,
         "timeouts": f.timeouts,
         "completion_s": f.completion.map(secs_f64),
+        "receiver": f.receiver,
+    })
+}
+
+fn receiver_json(h: &ReceiverResult) -> Value {
+    json!({
+        "name": h.name,
+        "flows": h.flows,
+        "connections": h.connections,
+        "throughput_mbps": h.throughput_mbps,
+        "bytes_delivered": h.bytes_delivered,
+        "rtt_mean_ms": sampled(h.rtt_mean_ms, h.rtt_samples),
+        "rtt_samples": h.rtt_samples,
+        "jain": h.jain,
+        "retransmits": h.retransmits,
+        "timeouts": h.timeouts,
+        "completion_s": h.completion.map(secs_f64),
     })
 }
 
@@ -129,6 +146,7 @@ pub fn json(s: &Scenario, results: &[RunResult]) -> Value {
                 "controller": r.controller,
                 "params": params_of(s, &r.label),
                 "flows": r.flows.iter().map(flow_json).collect::<Vec<_>>(),
+                "receivers": r.receivers.iter().map(receiver_json).collect::<Vec<_>>(),
                 "link": b.and_then(|b| r.links.get(b)).map_or(Value::Null, link_json),
                 "links": r.links.iter().map(link_json).collect::<Vec<_>>(),
                 "throughput_mbps": total,
@@ -211,6 +229,61 @@ fn table(out: &mut String, headers: &[&str], right: &[bool], rows: &[Vec<String>
     for row in rows {
         line(out, &mut row.iter().map(String::as_str));
     }
+}
+
+/// `n` ids as a short list: `0-3`, `0, 2, 5`, `0-9, 12 (11 flows)`.
+fn id_list(ids: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i { format!("{}-{}", ids[i], ids[j]) } else { ids[i].to_string() });
+        i = j + 1;
+    }
+    if parts.len() > 4 {
+        format!("{}, ... ({} flows)", parts[..3].join(", "), ids.len())
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The named receivers of each run: their connections taken together.
+fn receivers_text(out: &mut String, results: &[RunResult]) {
+    let _ = writeln!(out, "\nreceivers (connections of one host together; Jain's index over their throughputs)");
+    // The time to complete, for receivers whose connections all finished.
+    let done = results.iter().any(|r| r.receivers.iter().any(|h| h.completion.is_some()));
+    let mut rows = Vec::new();
+    for r in results {
+        for h in r.receivers.iter().take(MAX_FLOW_ROWS) {
+            let mut row = vec![
+                r.label.clone(),
+                h.name.clone(),
+                id_list(&h.flows),
+                num(h.throughput_mbps, 2),
+                sampled_text(h.rtt_mean_ms, h.rtt_samples, 1),
+                h.jain.map_or_else(|| "-".to_string(), |j| format!("{j:.3}")),
+                h.retransmits.to_string(),
+            ];
+            if done {
+                row.push(h.completion.map_or_else(|| "-".to_string(), |c| num(secs_f64(c), 3)));
+            }
+            rows.push(row);
+        }
+        if r.receivers.len() > MAX_FLOW_ROWS {
+            let more = format!("+{} (more: see --json)", r.receivers.len() - MAX_FLOW_ROWS);
+            rows.push(vec![r.label.clone(), more]);
+        }
+    }
+    let mut headers = vec!["run", "receiver", "flows", "Mbit/s", "RTT mean ms", "Jain", "retransmits"];
+    let mut right = vec![false, false, false, true, true, true, true];
+    if done {
+        headers.push("completed in s");
+        right.push(true);
+    }
+    table(out, &headers, &right, &rows);
 }
 
 /// The report for a reader.
@@ -302,6 +375,10 @@ pub fn text(s: &Scenario, results: &[RunResult]) -> String {
         &rows,
     );
 
+    if results.iter().any(|r| r.receivers.iter().any(|h| h.connections > 1)) {
+        receivers_text(&mut out, results);
+    }
+
     let _ = writeln!(out, "\nlinks");
     let mut rows = Vec::new();
     for r in results {
@@ -365,4 +442,50 @@ pub fn text(s: &Scenario, results: &[RunResult]) -> String {
         table(&mut out, &["run", "Mbit/s", &vs, "RTT mean ms", "x base RTT"], &[false, true, true, true, true], &rows);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_ids_are_listed_as_ranges() {
+        assert_eq!(id_list(&[0, 1, 2, 3]), "0-3");
+        assert_eq!(id_list(&[0, 2, 5]), "0, 2, 5");
+        assert_eq!(id_list(&[1, 2, 4, 6, 7, 9, 11]), "1-2, 4, 6-7, ... (7 flows)");
+    }
+
+    /// The receivers appear when one of them has several connections, and
+    /// the report is otherwise the one without receivers.
+    #[test]
+    fn receivers_are_printed_when_a_host_has_several_connections() {
+        let text_of = |flow: &str| {
+            let s = rtac_sim::scenario::parse_str(
+                &format!(
+                    "duration = \"2s\"\ncontrollers = [\"rtac\"]\n[[link]]\nrate = \"10mbit\"\n[[flow]]\n{flow}\n"
+                ),
+                "t.toml",
+            )
+            .unwrap();
+            let mut r = rtac_sim::run_all(&s, &Default::default(), 1);
+            r[0].wall = Default::default();
+            (text(&s, &r), json(&s, &r))
+        };
+        let (plain, plain_json) = text_of("count = 2");
+        let (one, one_json) = text_of("receiver = \"phone\"");
+        let (two, two_json) = text_of("count = 2\nreceiver = \"phone\"");
+        assert!(!plain.contains("receivers"), "{plain}");
+        assert_eq!(plain_json["runs"][0]["receivers"], json!([]));
+        assert_eq!(plain_json["runs"][0]["flows"][1]["receiver"], Value::Null);
+        assert!(!one.contains("receivers"), "{one}");
+        assert_eq!(one_json["runs"][0]["receivers"][0]["connections"], 1);
+        assert!(two.contains("\nreceivers ("), "{two}");
+        let row = two.lines().find(|l| l.starts_with("rtac  phone")).expect("the receiver's row");
+        assert!(row.contains("0-1"), "{row}");
+        let h = &two_json["runs"][0]["receivers"][0];
+        assert_eq!((h["name"].as_str(), h["connections"].as_u64()), (Some("phone"), Some(2)));
+        assert_eq!(h["flows"], json!([0, 1]));
+        assert!(h["jain"].as_f64().is_some_and(|j| (0.5..=1.0).contains(&j)), "{h}");
+        assert_eq!(two_json["runs"][0]["flows"][1]["receiver"], "phone");
+    }
 }

@@ -32,7 +32,8 @@ pub enum Category {
     /// The receiver under test beside a download to a Linux receiver
     /// (CUBIC or BBR sender) in one DropTail queue, either arriving first.
     Shared,
-    /// 2-6 connections of the receiver under test in one DropTail queue.
+    /// 2-6 connections of the receiver under test in one DropTail queue:
+    /// one host (`Network::receiver`), judged as a whole.
     Multi,
 }
 
@@ -71,7 +72,7 @@ impl Category {
             Category::Aqm => "as fixed, behind codel, fq_codel or pie (limit 2-16 BDP)",
             Category::Bbr => "as fixed, with a BBR sender",
             Category::Shared => "as fixed, the receiver beside a CUBIC or BBR download to a Linux receiver in one queue; the later flow starts 2-15 s after the first",
-            Category::Multi => "as fixed, 2-6 CUBIC connections of the receiver in one queue",
+            Category::Multi => "as fixed, 2-6 CUBIC connections of one receiver in one queue",
         }
     }
 
@@ -138,6 +139,10 @@ pub struct Network {
     pub cc: &'static str,
     /// Connections of the receiver under test.
     pub count: u32,
+    /// The name of the host whose connections the flows under test are
+    /// (the scenario's `receiver`); none: each flow is a receiver of its
+    /// own.
+    pub receiver: Option<&'static str>,
     /// Shared: the competitor's sender, and whose flow starts first.
     pub competitor: Option<Competitor>,
     /// Simulated time and the start of the statistics, seconds.
@@ -196,6 +201,9 @@ impl Network {
     }
 }
 
+/// The receiver of a multi network's connections.
+pub const MULTI_HOST: &str = "host";
+
 /// What the generator draws from beside its own ranges.
 #[derive(Clone, Debug, Default)]
 pub struct Pool {
@@ -248,6 +256,7 @@ pub fn draw(seed: u64, index: u64, categories: &[Category], pool: &Pool) -> Netw
         loss: 0.0,
         cc: "cubic",
         count: 1,
+        receiver: None,
         competitor: None,
         duration_s: 30,
         measure_from_s: 5,
@@ -291,6 +300,7 @@ pub fn draw(seed: u64, index: u64, categories: &[Category], pool: &Pool) -> Netw
         }
         Category::Multi => {
             net.count = 2 + (rng.next_u64() % 5) as u32;
+            net.receiver = Some(MULTI_HOST);
             net.duration_s = 40;
             net.measure_from_s = 10;
         }

@@ -20,9 +20,12 @@
 //!   least 0.7 x min(1, the same ratio with the baseline in its seat). A
 //!   Linux receiver beside a BBR sender may keep less than an even share;
 //!   the receiver is asked to keep 70 % of what it would keep.
-//! - Several connections: total throughput at least 0.9 of the
-//!   baseline's, mean RTT at most max(0.5 x the baseline's, 2 x base),
-//!   and Jain's index over the connections at least 0.9.
+//! - Several connections of one receiver (multi): the receiver as a whole
+//!   (`rtac_sim::ReceiverResult`): its throughput at least 0.9 of the
+//!   baseline receiver's, its mean RTT at most max(0.5 x the baseline's,
+//!   2 x base), and Jain's index over its connections at least 0.9. The
+//!   baseline, Linux auto-tuning, has no per-link form: its connections
+//!   each run their own.
 
 use crate::draw::{Category, Network};
 use rtac_sim::RunResult;
@@ -40,9 +43,23 @@ pub struct Measure {
     pub jain: Option<f64>,
 }
 
-/// The measures of the flows under test in `r`: flows `0..count`; the
-/// competitor, if any, is the flow after them.
+/// The measures of the flows under test in `r`: flows `0..count`, or the
+/// receiver they are the connections of; the competitor, if any, is the
+/// flow after them.
 pub fn measure(net: &Network, r: &RunResult) -> Measure {
+    let mut m = measure_flows(net, r);
+    if let Some(h) = net.receiver.and_then(|name| r.receivers.iter().find(|h| h.name == name)) {
+        m.mbps = h.throughput_mbps;
+        m.rtt_ms = if h.rtt_samples == 0 { 0.0 } else { h.rtt_mean_ms };
+        m.jain = Some(h.jain.unwrap_or(0.0));
+        m.share =
+            net.competitor.and_then(|_| r.flows.get(net.count as usize)).map(|c| m.mbps / c.throughput_mbps.max(1e-9));
+    }
+    m
+}
+
+/// The measures of flows `0..count` taken one by one.
+fn measure_flows(net: &Network, r: &RunResult) -> Measure {
     let n = net.count as usize;
     let test = &r.flows[..n.min(r.flows.len())];
     let mbps: f64 = test.iter().map(|f| f.throughput_mbps).sum();
@@ -110,4 +127,51 @@ pub fn badness(v: &Verdict) -> f64 {
     let rtt = (v.rtt_ratio - 0.5).max(0.0);
     let share = v.share_ratio.map_or(0.0, |r| (1.0 - r).max(0.0));
     thr + rtt + share + if v.catastrophic { 1.0 } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{run_network, scenario, LinkService, Pool, Receiver, Settings, Traces, DEFAULT_BASELINE};
+
+    /// A multi network's connections are one receiver, measured as one:
+    /// its throughput, its mean RTT and Jain's index over its connections.
+    #[test]
+    fn a_multi_network_is_one_receiver_judged_as_a_whole() {
+        let s = Settings {
+            seed: 1,
+            n: 64,
+            categories: vec![Category::Multi],
+            pool: Pool::default(),
+            baseline: Receiver::parse(DEFAULT_BASELINE).unwrap(),
+            receivers: vec![Receiver::parse("rtac").unwrap()],
+        };
+        // A slow link, for a short test.
+        let index = (0..64)
+            .find(|&i| matches!(s.network(i).service, LinkService::Rate(bps) if bps < 20e6))
+            .expect("a link under 20 Mbit/s among 64 draws");
+        let net = s.network(index);
+        assert_eq!(net.receiver, Some(crate::draw::MULTI_HOST));
+        let sc = scenario(&s, &net, &Traces::default()).unwrap();
+        assert!(sc.flows.iter().all(|f| f.receiver.as_deref() == Some("host")));
+        let hosts = sc.hosts();
+        assert_eq!(hosts.len(), 1);
+        assert_eq!(hosts[0].flows.len(), net.count as usize);
+        for c in &sc.controllers {
+            let r = rtac_sim::run(&sc, c, &Default::default());
+            let m = measure(&net, &r);
+            let h = &r.receivers[0];
+            assert_eq!((m.mbps, m.rtt_ms, m.jain), (h.throughput_mbps, h.rtt_mean_ms, h.jain));
+            let sum: f64 = r.flows.iter().map(|f| f.throughput_mbps).sum();
+            assert!((m.mbps - sum).abs() <= 1e-9 * sum, "the connections run over the same span: {} vs {sum}", m.mbps);
+        }
+        let r = run_network(&s, index, &Traces::default()).unwrap();
+        let (m, v) = &r.receivers[0];
+        assert_eq!(
+            v.pass,
+            m.mbps >= 0.9 * r.base.mbps
+                && m.rtt_ms <= (0.5 * r.base.rtt_ms).max(2.0 * net.base_rtt_ms())
+                && m.jain.unwrap() >= 0.9
+        );
+    }
 }

@@ -270,6 +270,9 @@ pub fn scenario_text(net: &Network, baseline: &Receiver, receivers: &[&Receiver]
         None => (0.0, 0.0),
     };
     s.push_str(&format!("\n[[flow]] # under test\ncc = \"{}\"\ncount = {}\n", net.cc, net.count));
+    if let Some(host) = net.receiver {
+        s.push_str(&format!("receiver = {host:?}\n"));
+    }
     if test_start > 0.0 {
         s.push_str(&format!("start = \"{}ms\"\n", (test_start * 1e3).round() as u64));
     }

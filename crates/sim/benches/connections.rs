@@ -118,11 +118,18 @@ fn rows(name: &str, n: u32, base_rtt: f64, seeds: &[Vec<RunResult>], tally: &mut
     let rtt0 = median(values(seeds, "linux", mean_rtt));
     tally.rows += 1;
     for (k, label) in LABELS.iter().enumerate() {
-        let (thr, rtt, fair) = (values(seeds, label, total_mbps), values(seeds, label, mean_rtt), values(seeds, label, jain));
+        let (thr, rtt, fair) =
+            (values(seeds, label, total_mbps), values(seeds, label, mean_rtt), values(seeds, label, jain));
         let (tm, rm, jm) = (median(thr.clone()), median(rtt.clone()), median(fair.clone()));
         let ok = tm >= 0.9 * thr0 && rm <= (0.5 * rtt0).max(2.0 * base_rtt) && jm >= 0.9;
         tally.held[k] += ok as usize;
-        let verdict = if *label == "linux" { "-" } else if ok { "yes" } else { "NO" };
+        let verdict = if *label == "linux" {
+            "-"
+        } else if ok {
+            "yes"
+        } else {
+            "NO"
+        };
         println!(
             "{name:<30} {n:>2} {label:<8} {:>22} {:>5.2} {:>22} {:>5.2} {:>5.2} {:>5.2}  {verdict}",
             show(thr, 2),
@@ -143,9 +150,9 @@ fn header(what: &str) {
     );
 }
 
-fn scenario(name: &str, link: &str, n: u32) -> Scenario {
+fn scenario(link: &str, n: u32) -> Scenario {
     let text = format!(
-        "name = \"{name}\"\nduration = \"40s\"\nmeasure_from = \"10s\"\nstart_jitter = \"1s\"\n\
+        "name = \"connections-{n}\"\nduration = \"40s\"\nmeasure_from = \"10s\"\nstart_jitter = \"1s\"\n\
          controllers = [{CONTROLLERS}]\n[[link]]\nname = \"access\"\n{link}\n\
          [[flow]]\ncc = \"cubic\"\ncount = {n}\nreceiver = \"host\"\n"
     );
@@ -161,7 +168,8 @@ fn fixed(seeds: u64, counts: &[u32], channel: Option<&str>, tally: &mut Tally) {
     for &(rate, rtt) in cases {
         let bdp = rate as f64 * 1e6 * rtt as f64 / 1e3 / 12_000.0;
         let buffer = ((5.0 * bdp).round() as u64).max(10);
-        let mut link = format!("rate = \"{rate}mbit\"\ndelay = \"{}us\"\nqueue = \"droptail:packets={buffer}\"", rtt * 500);
+        let mut link =
+            format!("rate = \"{rate}mbit\"\ndelay = \"{}us\"\nqueue = \"droptail:packets={buffer}\"", rtt * 500);
         if let Some(c) = channel {
             link.push_str(&format!("\nchannel = \"{c}\""));
         }
@@ -170,7 +178,7 @@ fn fixed(seeds: u64, counts: &[u32], channel: Option<&str>, tally: &mut Tally) {
             Some(c) => format!("{rate} Mbit/s x {rtt} ms {c}, {buffer}"),
         };
         for &n in counts {
-            rows(&name, n, rtt as f64 + extra, &runs(scenario(&name, &link, n), seeds), tally);
+            rows(&name, n, rtt as f64 + extra, &runs(scenario(&link, n), seeds), tally);
         }
     }
 }
@@ -188,10 +196,11 @@ fn recorded() -> Vec<PathBuf> {
 
 fn traces(seeds: u64, counts: &[u32], tally: &mut Tally) {
     for path in recorded() {
-        let link = format!("trace = {:?}\ndelay = \"20ms\"\nqueue = \"droptail:packets=1000\"", path.display().to_string());
+        let link =
+            format!("trace = {:?}\ndelay = \"20ms\"\nqueue = \"droptail:packets=1000\"", path.display().to_string());
         let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         for &n in counts {
-            rows(&name, n, 40.0, &runs(scenario(&name, &link, n), seeds), tally);
+            rows(&name, n, 40.0, &runs(scenario(&link, n), seeds), tally);
         }
     }
 }
@@ -204,7 +213,10 @@ fn main() {
         if let Ok(s) = a.parse::<u64>() {
             seeds = s.max(1);
         } else if let Some(list) = a.strip_prefix("n=") {
-            counts = list.split(',').map(|c| c.parse().unwrap_or_else(|_| panic!("n={list}: not a list of counts"))).collect();
+            counts = list
+                .split(',')
+                .map(|c| c.parse().unwrap_or_else(|_| panic!("n={list}: not a list of counts")))
+                .collect();
         } else if a != "--bench" {
             parts.push(a);
         }

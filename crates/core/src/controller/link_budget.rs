@@ -58,6 +58,16 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// window a connection holds, per its RTT, when it delivers nothing.
 pub const INITIAL_SEGMENTS: u64 = 10;
 
+/// The least window of a connection in a budget of several, in segments:
+/// one lost segment and the three after it whose duplicate ACKs trigger
+/// fast retransmit (RFC 5681 §3.2). A window under two segments also stalls
+/// on the receiver's delayed ACK (RFC 1122 §4.2.3.2: an ACK for every
+/// second full segment, else after a timer), and a window scale rounds the
+/// window down by up to 2 KB, so a share of a small budget split among many
+/// connections would hold each at one segment per delayed-ACK timeout. With
+/// n connections the budget is then at least n times this.
+pub const MIN_SEGMENTS: u64 = 4;
+
 /// The cap on a connection's share, in times what it delivered in the last
 /// period: receive auto-tuning's growth per RTT (RTAC eq. (12)).
 pub const DEMAND_GROWTH: f64 = 2.0;
@@ -184,16 +194,7 @@ impl LinkBudget {
         let confirmed = s.members.iter().all(|m| m.base.is_none()) || !s.params.self_tuning();
         let joined_after = s.probes;
         let srtt = RttEwma::new(s.params.beta);
-        s.members.push(Member {
-            id,
-            base: None,
-            srtt,
-            confirmed,
-            joined_after,
-            bytes: 0,
-            rate: None,
-            share: 0.0,
-        });
+        s.members.push(Member { id, base: None, srtt, confirmed, joined_after, bytes: 0, rate: None, share: 0.0 });
         s.split();
         LinkMember { shared: Arc::clone(&self.shared), id }
     }
@@ -283,6 +284,15 @@ impl Shared {
             m.rate = Some(std::mem::take(&mut m.bytes) as f64 / span.as_secs_f64());
         }
         self.period_start = Some(now);
+        // Connections that joined a standing queue wait for a drain probe
+        // to learn their base RTT; if every confirmed one has gone quiet
+        // (an idle keep-alive connection), no probe may come, and their
+        // minima are the best there is.
+        if !self.members.iter().any(|m| m.confirmed && m.rate.is_some_and(|r| r > 0.0)) {
+            for m in self.members.iter_mut().filter(|m| m.base.is_some()) {
+                m.confirmed = true;
+            }
+        }
         self.update_anchor();
         self.split();
     }
@@ -346,7 +356,8 @@ impl Shared {
             }
             _ => 1.0,
         };
-        Some(clamp_rwnd(w as f64 * m.share * scale, self.mss, self.params.rmem_max))
+        let floor = (MIN_SEGMENTS * self.mss as u64) as f64;
+        Some(clamp_rwnd((w as f64 * m.share * scale).max(floor), self.mss, self.params.rmem_max))
     }
 }
 
@@ -539,7 +550,13 @@ mod tests {
         let b = LinkBudget::new(RtacParams::default(), MSS);
         let mut ms2: Vec<LinkMember> = (0..2).map(|_| b.join()).collect();
         // Connection 1 reads 50 KB per 50 ms RTT; connection 0 more.
-        drive(&mut ms2, 0, 20_000, |_, _| ms(50), |i, t| if i == 1 { u64::from(t % 50 == 0) * 51_200 } else { 8 * 1448 });
+        drive(
+            &mut ms2,
+            0,
+            20_000,
+            |_, _| ms(50),
+            |i, t| if i == 1 { u64::from(t % 50 == 0) * 51_200 } else { 8 * 1448 },
+        );
         let slow = ms2[1].rwnd().unwrap() as f64;
         assert!(slow <= 2.2 * 51_200.0 && slow >= 1.5 * 51_200.0, "slow reader's window {slow}");
         assert!(ms2[0].rwnd().unwrap() as f64 > 2.0 * slow);
@@ -569,6 +586,47 @@ mod tests {
         let (near, far) = (ms2[0].rwnd().unwrap() as f64, ms2[1].rwnd().unwrap() as f64);
         let want = 210.0 / 30.0;
         assert!((far / near - want).abs() < 0.15 * want, "far / near = {}", far / near);
+    }
+
+    #[test]
+    fn many_connections_on_a_small_budget_keep_four_segments_each() {
+        // A 2 Mbit/s x 20 ms path (about 3.5 segments per RTT) with 16
+        // connections: a share of the budget alone would be a fraction of
+        // a segment, which stalls on the delayed ACK.
+        let b = LinkBudget::new(RtacParams::default(), MSS);
+        let mut all: Vec<LinkMember> = (0..16).map(|_| b.join()).collect();
+        drive(&mut all, 0, 20_000, |_, t| ms(20 + (t % 20) / 4), |i, t| u64::from(t % 96 == 6 * i as u64) * 1448);
+        let agg = b.state().window.unwrap();
+        assert!(agg < 16 * MIN_SEGMENTS * MSS as u64, "the budget alone would give less: {agg}");
+        for m in &all {
+            assert!(m.rwnd().unwrap() >= MIN_SEGMENTS * MSS as u64, "{:?}", m.rwnd());
+        }
+    }
+
+    #[test]
+    fn a_joiner_counts_once_the_others_have_gone_quiet() {
+        let b = LinkBudget::new(RtacParams::default(), MSS);
+        let mut first = vec![b.join()];
+        drive(&mut first, 0, 1_000, |_, _| ms(40), |_, _| 1448);
+        let mut both = vec![first.pop().unwrap(), b.join()];
+        // The first connection idles (a keep-alive); the second sees 40 ms
+        // of queue above its 100 ms base at first, then the queue grows.
+        drive(
+            &mut both,
+            1_000,
+            3_000,
+            |i, t| if i == 0 { ms(40) } else { ms(140 + (t - 1_000) / 20) },
+            |i, _| {
+                if i == 0 {
+                    0
+                } else {
+                    1448
+                }
+            },
+        );
+        let st = b.state();
+        assert_eq!(st.anchor, Some(ms(140)), "the joiner's minimum is the link's now");
+        assert!(st.queue_delay.unwrap() > ms(20), "its queue counts: {:?}", st.queue_delay);
     }
 
     #[test]

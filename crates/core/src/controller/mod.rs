@@ -139,7 +139,7 @@ pub use autotuning::{Autotuning, AutotuningParams};
 pub use drw::{Drw, DrwParams};
 pub use drwa::{Drwa, DrwaParams};
 pub use fixed::{Static, StaticParams};
-pub use link_budget::{BudgetState, LinkBudget, LinkMember, DEMAND_GROWTH, INITIAL_SEGMENTS};
+pub use link_budget::{BudgetState, LinkBudget, LinkMember, DEMAND_GROWTH, INITIAL_SEGMENTS, MIN_SEGMENTS};
 pub use none::NoLimit;
 pub use rtac::{k_from_bdp, Rtac, RtacParams, PAPER_RMEM_MAX, SELF_TUNING_RMEM_MAX};
 

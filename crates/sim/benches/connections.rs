@@ -10,7 +10,14 @@
 //! - fixed-rate links of 5-500 Mbit/s x 20-200 ms base RTT, buffer 5 x BDP;
 //! - the Mahimahi downlink traces in `traces/mahimahi`, 20 ms each way, a
 //!   1000-packet buffer;
-//! - fixed links with the `lte` channel (non-congestive delay variation).
+//! - fixed links with the `lte` channel (non-congestive delay variation);
+//! - `beside`: two receivers with 3 connections each behind one Wi-Fi AP
+//!   queue (the RTAC paper's Wi-Fi DC link, 35 Mbit/s, 400 packets): the
+//!   receiver under test beside a Linux receiver, its throughput over the
+//!   Linux receiver's, against what a Linux receiver gets in its seat;
+//! - `short`: twenty 1 MB transfers, one after another, by a receiver that
+//!   also runs a bulk download (a web page while an update downloads), on
+//!   20 Mbit/s x 50 ms with a 2000-packet buffer: their completion times.
 //!
 //! Targets per row, as medians over seeds 1..=SEEDS (default 20): total
 //! throughput >= 0.9 x the Linux receiver's; mean RTT <= max(0.5 x the
@@ -205,6 +212,68 @@ fn traces(seeds: u64, counts: &[u32], tally: &mut Tally) {
     }
 }
 
+/// Two receivers of 3 connections behind one Wi-Fi AP queue: the one under
+/// test (each run's controller) and a Linux receiver.
+fn beside(seeds: u64) {
+    let text = format!(
+        "name = \"beside\"\nduration = \"60s\"\nmeasure_from = \"10s\"\nstart_jitter = \"1s\"\n\
+         controllers = [{CONTROLLERS}]\n[[link]]\nname = \"ap\"\nrate = \"35mbit\"\ndelay = \"5ms\"\n\
+         channel = \"wifi\"\nqueue = \"droptail:packets=400\"\n\
+         [[flow]]\ncc = \"cubic\"\ncount = 3\nreceiver = \"linux\"\n\
+         controller = {{ controller = \"autotuning\", params = {{ rmem_max = \"16MB\" }} }}\n\
+         [[flow]]\ncc = \"cubic\"\ncount = 3\nreceiver = \"tested\"\n"
+    );
+    let sc = parse_str(&text, "connections").unwrap_or_else(|e| panic!("{e}"));
+    let seeds = runs(sc, seeds);
+    println!("{:<10} {:>26} {:>22} {:>22}", "rx", "share of Linux [95% CI]", "its Mbit/s", "RTT ms");
+    for label in LABELS {
+        let part = |r: &RunResult, ids: std::ops::Range<usize>| -> f64 { r.flows[ids].iter().map(|f| f.throughput_mbps).sum() };
+        let share = values(&seeds, label, |r| part(r, 3..6) / part(r, 0..3).max(1e-9));
+        let own = values(&seeds, label, |r| part(r, 3..6));
+        let rtt = values(&seeds, label, mean_rtt);
+        println!("{label:<10} {:>26} {:>22} {:>22}", show(share, 2), show(own, 2), show(rtt, 1));
+    }
+}
+
+/// Twenty 1 MB transfers one after another beside a bulk download, all of
+/// one receiver: completion times.
+fn short(seeds: u64) {
+    let mut text = format!(
+        "name = \"short\"\nduration = \"60s\"\nmeasure_from = \"0s\"\n\
+         controllers = [{CONTROLLERS}]\n[[link]]\nname = \"access\"\nrate = \"20mbit\"\ndelay = \"25ms\"\n\
+         queue = \"droptail:packets=2000\"\n[[flow]]\ncc = \"cubic\"\nreceiver = \"host\"\n"
+    );
+    // One transfer every 2 s from 10 s on: each has finished before the
+    // next starts under every receiver but a bloated one.
+    for i in 0..20 {
+        text.push_str(&format!(
+            "[[flow]]\ncc = \"cubic\"\nreceiver = \"host\"\nbytes = \"1MB\"\nstart = \"{}ms\"\n",
+            10_000 + 2_000 * i
+        ));
+    }
+    let sc = parse_str(&text, "connections").unwrap_or_else(|e| panic!("{e}"));
+    let seeds = runs(sc, seeds);
+    println!("{:<10} {:>12} {:>12} {:>10} {:>14}", "rx", "median s", "p90 s", "done", "bulk Mbit/s");
+    for label in LABELS {
+        let mut times = Vec::new();
+        let (mut done, mut all) = (0, 0);
+        for runs in &seeds {
+            let r = runs.iter().find(|r| r.label == label).expect("label");
+            for f in &r.flows[1..] {
+                all += 1;
+                if let Some(c) = f.completion {
+                    done += 1;
+                    times.push(c.as_secs_f64());
+                }
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let p90 = times.get(((times.len() as f64 * 0.9).ceil() as usize).saturating_sub(1)).copied().unwrap_or(f64::NAN);
+        let bulk = median(values(&seeds, label, |r| r.flows[0].throughput_mbps));
+        println!("{label:<10} {:>12.2} {:>12.2} {:>6}/{:<3} {:>14.2}", median(times.clone()), p90, done, all, bulk);
+    }
+}
+
 fn main() {
     let mut seeds = 20;
     let mut counts = vec![2, 4, 8, 16];
@@ -222,7 +291,7 @@ fn main() {
         }
     }
     if parts.is_empty() {
-        parts = vec!["fixed".into(), "traces".into(), "lte".into()];
+        parts = ["fixed", "traces", "lte", "beside", "short"].map(String::from).to_vec();
     }
     let wall = std::time::Instant::now();
     let mut tally = Tally::default();
@@ -240,7 +309,15 @@ fn main() {
                 header("Mahimahi downlink traces, 20 ms each way, 1000-packet buffer");
                 traces(seeds, &counts, &mut tally);
             }
-            other => panic!("unknown part {other:?}: fixed, traces or lte"),
+            "beside" => {
+                println!("\ntwo receivers of 3 connections behind one Wi-Fi AP queue (35 Mbit/s, 400 packets): the tested one beside a Linux receiver");
+                beside(seeds);
+            }
+            "short" => {
+                println!("\ntwenty 1 MB transfers beside a bulk download of the same receiver, 20 Mbit/s x 50 ms, 2000 packets");
+                short(seeds);
+            }
+            other => panic!("unknown part {other:?}: fixed, traces, lte, beside or short"),
         }
     }
     println!(

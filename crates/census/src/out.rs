@@ -23,7 +23,9 @@ use std::path::{Path, PathBuf};
 
 const HEADER: &str =
     "index,category,receiver,mbps,rtt_ms,share,jain,pass,catastrophic,thr_ratio,rtt_ratio,wall_s,network";
-const FORMAT: i64 = 1;
+/// The generator's format: 2 draws a `multi` network's connections as one
+/// receiver (one budget under `rtac`); rows of format 1 judged them apart.
+const FORMAT: i64 = 2;
 
 /// An open output directory.
 pub struct Output {
@@ -115,7 +117,7 @@ impl Output {
                     return Err(CensusError::Output {
                         path: id_path,
                         message: format!(
-                            "this directory holds another census (seed, categories, baseline, controllers or traces differ); use another --out or the same settings. It holds:\n{}",
+                            "this directory holds another census (format, seed, categories, baseline, controllers or traces differ); use another --out or the same settings. It holds:\n{}",
                             have.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n")
                         ),
                     });

@@ -28,56 +28,16 @@
 
 use rtac_netmodel::ChannelSpec;
 use rtac_sim::scenario::parse_str;
-use rtac_sim::{run_all, RunOptions, RunResult, Scenario};
+mod common;
+
+use common::{mean_rtt, median, median_ci, runs, total_mbps, values};
+use rtac_sim::{RunResult, Scenario};
 use std::path::{Path, PathBuf};
 
 const CONTROLLERS: &str = r#"{ label = "linux", controller = "autotuning", params = { rmem_max = "16MB" } },
   { label = "per-conn", controller = "rtac", params = { budget = "connection" } },
   { label = "per-link", controller = "rtac" }"#;
 const LABELS: [&str; 3] = ["linux", "per-conn", "per-link"];
-
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-/// A distribution-free 95 % confidence interval of the median: the order
-/// statistics x_(j) and x_(n+1-j) with the largest j for which a
-/// Binomial(n, 1/2) count falls below j with probability at most 2.5 %.
-fn median_ci(mut v: Vec<f64>) -> Option<(f64, f64)> {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let mut ln_term = -(n as f64) * std::f64::consts::LN_2;
-    let (mut below, mut j) = (0.0, 0);
-    for i in 0..n {
-        below += ln_term.exp();
-        if below > 0.025 {
-            break;
-        }
-        j = i + 1;
-        ln_term += ((n - i) as f64 / (i + 1) as f64).ln();
-    }
-    (j >= 1).then(|| (v[j - 1], v[n - j]))
-}
-
-fn total_mbps(r: &RunResult) -> f64 {
-    r.flows.iter().map(|f| f.throughput_mbps).sum()
-}
-
-/// Mean RTT over all connections, weighted by their sample counts.
-fn mean_rtt(r: &RunResult) -> f64 {
-    let n: u64 = r.flows.iter().map(|f| f.rtt_samples).sum();
-    r.flows.iter().map(|f| f.rtt_mean_ms * f.rtt_samples as f64).sum::<f64>() / n.max(1) as f64
-}
 
 /// Jain's fairness index of the connections' throughputs.
 fn jain(r: &RunResult) -> f64 {
@@ -89,20 +49,6 @@ fn jain(r: &RunResult) -> f64 {
     } else {
         0.0
     }
-}
-
-/// Per label, per seed: the runs of `sc` with seeds 1..=seeds.
-fn runs(mut sc: Scenario, seeds: u64) -> Vec<Vec<RunResult>> {
-    (1..=seeds)
-        .map(|seed| {
-            sc.seed = seed;
-            run_all(&sc, &RunOptions::default(), threads())
-        })
-        .collect()
-}
-
-fn values(seeds: &[Vec<RunResult>], label: &str, f: impl Fn(&RunResult) -> f64) -> Vec<f64> {
-    seeds.iter().map(|runs| f(runs.iter().find(|r| r.label == label).expect("label"))).collect()
 }
 
 fn show(v: Vec<f64>, prec: usize) -> String {
@@ -227,7 +173,9 @@ fn beside(seeds: u64) {
     let seeds = runs(sc, seeds);
     println!("{:<10} {:>26} {:>22} {:>22}", "rx", "share of Linux [95% CI]", "its Mbit/s", "RTT ms");
     for label in LABELS {
-        let part = |r: &RunResult, ids: std::ops::Range<usize>| -> f64 { r.flows[ids].iter().map(|f| f.throughput_mbps).sum() };
+        let part = |r: &RunResult, ids: std::ops::Range<usize>| -> f64 {
+            r.flows[ids].iter().map(|f| f.throughput_mbps).sum()
+        };
         let share = values(&seeds, label, |r| part(r, 3..6) / part(r, 0..3).max(1e-9));
         let own = values(&seeds, label, |r| part(r, 3..6));
         let rtt = values(&seeds, label, mean_rtt);
@@ -268,7 +216,8 @@ fn short(seeds: u64) {
             }
         }
         times.sort_by(f64::total_cmp);
-        let p90 = times.get(((times.len() as f64 * 0.9).ceil() as usize).saturating_sub(1)).copied().unwrap_or(f64::NAN);
+        let p90 =
+            times.get(((times.len() as f64 * 0.9).ceil() as usize).saturating_sub(1)).copied().unwrap_or(f64::NAN);
         let bulk = median(values(&seeds, label, |r| r.flows[0].throughput_mbps));
         println!("{label:<10} {:>12.2} {:>12.2} {:>6}/{:<3} {:>14.2}", median(times.clone()), p90, done, all, bulk);
     }

@@ -12,6 +12,7 @@ mod plot_sim;
 mod report;
 mod reproduce;
 mod sweep;
+mod usage;
 
 use clap::{Args, Parser, Subcommand};
 use rtac_core::controller::{AnyController, ControllerKind, Params};
@@ -113,8 +114,16 @@ struct SimArgs {
     json: bool,
 
     /// Runs to simulate in parallel; default: the number of cores.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     threads: Option<u16>,
+}
+
+/// `--threads N`: 1 to 65535.
+pub(crate) fn parse_threads(s: &str) -> Result<u16, String> {
+    match s.trim().parse::<u16>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("expected a whole number from 1 to {}, got {:?}", u16::MAX, echo(s))),
+    }
 }
 
 /// An error for the user: printed as `rtac: error: ...`.
@@ -134,7 +143,7 @@ impl Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::try_parse().unwrap_or_else(|e| usage_error(e));
+    let cli = Cli::try_parse().unwrap_or_else(|e| usage::exit(e));
     let result = match cli.command {
         Some(Command::Sim(args)) => sim(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
@@ -154,21 +163,6 @@ fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
-}
-
-/// Exits on an argument error as clap does, with each line of the message
-/// cut to 300 characters: clap quotes a bad argument whole, however long.
-fn usage_error(e: clap::Error) -> ! {
-    use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) || !e.use_stderr() {
-        e.exit();
-    }
-    let text = e.render().to_string();
-    let mut stderr = std::io::stderr().lock();
-    for line in text.lines() {
-        let _ = writeln!(stderr, "{}", echo_cut(line, 300));
-    }
-    std::process::exit(e.exit_code());
 }
 
 /// The exit status of a command that runs other programs: theirs, or the

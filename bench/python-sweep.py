@@ -57,7 +57,7 @@ def main():
 
     def cli(workers, rep):
         out = tmp / f"cli-{workers}-{rep}"
-        subprocess.run([CLI, "sweep", sweep_file, "--out", out, "--threads", str(workers)], check=True,
+        subprocess.run([CLI, "sweep", sweep_file, "--out", out, "--threads", str(workers), "--format", "csv"], check=True,
                        stderr=subprocess.DEVNULL)
         return out / "runs.csv"
 

@@ -72,7 +72,7 @@ def simulate(
     plan = spec.plan()
     parts = list(_run_local(plan, range(len(plan)), os.cpu_count() or 1, chunk=1, series=series))
     parts.sort(key=lambda p: p[0][0])
-    runs = _frame([p[1] for p in parts]).drop(columns=["run_key"])
+    runs = _frame([p[1] for p in parts], floats=plan.float_columns).drop(columns=["run_key"])
     if not series:
         return runs
     return runs, _frame([p[2] for p in parts])
@@ -104,12 +104,18 @@ def sweep(
     at most `workers` tasks at once. Results do not depend on the backend.
 
     out: a directory; finished runs are written there as Parquet parts as
-    they come in, and a rerun skips the runs already there. The directory
-    reads as one Parquet dataset (pd.read_parquet(out)): the base scenario
-    is kept in _scenario.toml, which Parquet readers skip.
+    they come in (at least every 10 s), and a rerun skips the runs already
+    there. The directory reads as one Parquet dataset
+    (pd.read_parquet(out)): the base scenario is kept in _scenario.toml,
+    which Parquet readers skip. `rtac sweep --out DIR` writes the same
+    directory, so either can resume the other's.
 
     Returns one DataFrame, a row per (run, flow), in job order: a column
-    per grid field, `seed`, `run_key`, then the columns of simulate().
+    per grid field with its values as given, after it a numeric column
+    whose name says the unit where those values are quantities
+    (link[0].rate "10mbit" -> link[0].rate_mbps 10.0; delays -> _ms, sizes
+    -> _bytes, numbers written as text -> _value), `seed`, `run_key`, then
+    the columns of simulate().
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
@@ -145,7 +151,7 @@ def sweep(
         bar.close()
         if sink is not None:
             sink.flush()
-    frame = _frame(rows, columns=plan.columns)
+    frame = _frame(rows, columns=plan.columns, floats=plan.float_columns)
     order = {k: i for i, k in enumerate(keys)}
     frame = frame.assign(_job=frame["run_key"].map(order)).sort_values(["_job", "flow"], kind="stable")
     return frame.drop(columns="_job").reset_index(drop=True)
@@ -172,12 +178,19 @@ def _run_local(plan, jobs, workers, chunk, series=False):
                 f.cancel()
 
 
-def _frame(parts, columns=None):
-    """One DataFrame from dicts of column lists."""
+def _frame(parts, columns=None, floats=()):
+    """One DataFrame from dicts of column lists (and frames read back from
+    Parquet); the columns named in `floats` as float64, None as NaN, as
+    they read back from the Parquet parts."""
     parts = [p for p in parts if p is not None]
     if not parts:
-        return pd.DataFrame(columns=columns)
-    if all(isinstance(p, dict) for p in parts):
+        frame = pd.DataFrame(columns=columns)
+    elif all(isinstance(p, dict) for p in parts):
         names = list(parts[0])
-        return pd.DataFrame({c: list(itertools.chain.from_iterable(p[c] for p in parts)) for c in names})
-    return pd.concat([p if isinstance(p, pd.DataFrame) else pd.DataFrame(p) for p in parts], ignore_index=True)
+        frame = pd.DataFrame({c: list(itertools.chain.from_iterable(p[c] for p in parts)) for c in names})
+    else:
+        frame = pd.concat([p if isinstance(p, pd.DataFrame) else pd.DataFrame(p) for p in parts], ignore_index=True)
+    for c in floats:
+        if c in frame.columns:
+            frame[c] = frame[c].astype("float64")
+    return frame

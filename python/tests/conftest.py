@@ -25,3 +25,25 @@ def without_wall(frame):
 @pytest.fixture
 def lte():
     return LTE
+
+
+@pytest.fixture(scope="session")
+def rtac_cli():
+    """The `rtac` command of this tree, for tests that compare it with the
+    package: built by cargo in the test profile, which the Rust tier of
+    test.sh has built already (then this takes a second)."""
+    import json
+    import subprocess
+
+    built = subprocess.run(
+        ["cargo", "build", "--profile", "test", "-p", "rtac-cli", "--bin", "rtac", "--message-format=json"],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    for line in built.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == "rtac" and msg.get("executable"):
+            return Path(msg["executable"])
+    raise AssertionError("cargo built no rtac executable")

@@ -34,13 +34,29 @@ const SIM_USAGE: &str = "rtac sim [OPTIONS] [SCENARIO]";
 /// hint line shows.
 const CASES: &[(&[&str], &str, &str)] = &[
     // An unknown option, with a suggestion when one is close.
+    (
+        &["sweep", "s.toml", "--out", "o", "--fromat", "csv"],
+        "unknown option --fromat for rtac sweep; did you mean --format?",
+        SWEEP_USAGE,
+    ),
     (&["sim", "-x"], "unknown option -x for rtac sim; to pass -x as an argument, write -- before it", SIM_USAGE),
     (&["daemon", "--bogus=1"], "unknown option --bogus for rtac daemon", "rtac daemon [OPTIONS]"),
     // A missing value.
     (&["sweep", "s.toml", "--out"], "--out needs a value (DIR), got none", SWEEP_USAGE),
     (&["sim", "--seed"], "--seed needs a value (N), got none", SIM_USAGE),
+    (&["sweep", "s.toml", "--out", "o", "--format"], "--format needs a value: one of parquet, csv", SWEEP_USAGE),
     // An invalid value.
+    (
+        &["sweep", "s.toml", "--out", "o", "--format", "xml"],
+        "--format: expected one of parquet, csv, got \"xml\"",
+        SWEEP_USAGE,
+    ),
     (&["sim", "--threads", "0"], "--threads: expected a whole number from 1 to 65535, got \"0\"", SIM_USAGE),
+    (
+        &["sweep", "s.toml", "--out", "o", "--threads", "many"],
+        "--threads: expected a whole number from 1 to 65535, got \"many\"",
+        SWEEP_USAGE,
+    ),
     (
         &["reproduce", "--threads", "0"],
         "--threads: expected a whole number from 1 to 65535, got \"0\"",
@@ -95,6 +111,7 @@ fn a_usage_error_on_rtac_alone_shows_both_usages() {
 fn what_was_typed_is_quoted_cut() {
     let long = "z".repeat(100_000);
     for args in [
+        vec!["sweep", "s.toml", "--out", "o", "--format", &long],
         vec!["sweep", "s.toml", "--out", "o", &long],
         vec!["sim", "--threads", &long],
         vec!["sim", &format!("--{long}")],

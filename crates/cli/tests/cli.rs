@@ -458,7 +458,7 @@ fn a_second_sweep_on_one_directory_is_refused_naming_the_first() {
     let lock = out.join(".rtac-sweep.lock");
     let pid = first.id().to_string();
     for _ in 0..600 {
-        if std::fs::read_to_string(&lock).is_ok_and(|t| t.trim() == pid) && out.join("runs.csv").exists() {
+        if std::fs::read_to_string(&lock).is_ok_and(|t| t.trim() == pid) && out.join("_scenario.toml").exists() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));

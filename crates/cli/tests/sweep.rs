@@ -1,4 +1,6 @@
-//! Runs `rtac sweep` on a small sweep and checks its CSV against `rtac sim`.
+//! Runs `rtac sweep` on a small sweep: its Parquet dataset and its CSV
+//! against each other and against `rtac sim`, resuming, the directories of
+//! an older rtac, and bad sweeps.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -56,10 +58,12 @@ fn a_sweep_writes_every_run_once_matches_rtac_sim_and_resumes() {
     let sweep = dir.join("sweep.toml");
     std::fs::write(&sweep, SWEEP).unwrap();
     let out = dir.join("out");
-    let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "2"]);
+    let o =
+        rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "2", "--format", "csv"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains(&format!("as CSV: pd.read_csv(\"{}\")", out.join("runs.csv").display())));
     let (header, rows) = read_csv(&out.join("runs.csv"));
-    assert_eq!(&header[..3], ["link[0].rate", "seed", "run_key"]);
+    assert_eq!(&header[..4], ["link[0].rate", "link[0].rate_mbps", "seed", "run_key"]);
     assert_eq!(rows.len(), 8, "2 rates x 2 seeds x 2 controllers, one flow each");
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let mut keys: Vec<&str> = rows.iter().map(|r| r[col("run_key")].as_str()).collect();
@@ -85,8 +89,10 @@ fn a_sweep_writes_every_run_once_matches_rtac_sim_and_resumes() {
     // The slower link delivers less: the override reached the simulation.
     let slow = rows.iter().find(|r| r[col("run_key")] == "link[0].rate=5mbit;seed=2;run=rtac").unwrap();
     assert!(slow[col("bytes_delivered")].parse::<u64>().unwrap() < bytes / 2);
+    assert_eq!((slow[1].as_str(), row[1].as_str()), ("5", "20"), "link[0].rate_mbps");
 
-    // A rerun finds every run done; a cut-off run is redone.
+    // A rerun finds every run done, in the format it finds (no --format);
+    // a cut-off run is redone.
     let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success());
     assert!(text(&o.stderr).contains("8 already in"), "{}", text(&o.stderr));
@@ -124,6 +130,131 @@ fn bad_sweeps_exit_2_naming_the_file_and_field_before_any_run() {
         assert_eq!(o.status.code(), Some(2), "{doc}");
         let e = text(&o.stderr);
         assert!(e.contains(needle), "{needle:?} not in {e}");
-        assert!(!out.join("runs.csv").exists(), "nothing is written before every point is valid");
+        assert!(!out.exists(), "nothing is written before every point is valid");
     }
+}
+
+/// The Parquet parts of `dir` as rows of `sweep`'s columns, read back with
+/// the parquet crate's reader, sorted by `run_key`.
+fn read_parquet(dir: &Path, sweep: &Path) -> (Vec<String>, Vec<Vec<rtac_sweep::columns::Cell>>) {
+    let plan = rtac_sweep::file::load(sweep).unwrap().plan().unwrap();
+    let schema = plan.schema();
+    let at = plan.columns().iter().position(|c| c == "run_key").unwrap();
+    let mut rows = Vec::new();
+    for part in rtac_sweep::parts::parts(dir).unwrap() {
+        rows.extend(rtac_sweep::parts::read_rows(&part, &schema).unwrap());
+    }
+    rows.sort_by_key(|r| format!("{:?}", r[at]));
+    (plan.columns(), rows)
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut n: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    n.sort();
+    n
+}
+
+#[test]
+fn parquet_is_the_default_one_dataset_with_the_rows_of_the_csv() {
+    use rtac_sweep::columns::Cell;
+    let dir = temp_dir("parquet");
+    let sweep = dir.join("sweep.toml");
+    std::fs::write(&sweep, SWEEP.replace("seeds = [1, 2]", "seeds = [1]")).unwrap();
+    let out = dir.join("out");
+    let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains(&format!("as Parquet parts: pd.read_parquet(\"{}\")", out.display())));
+    // Rows only in part-*.parquet; the rest starts with _ or ., which
+    // Parquet readers skip.
+    let n = names(&out);
+    assert_eq!(n[..2], [".rtac-sweep.lock", "_scenario.toml"]);
+    assert!(n[2..].iter().all(|p| p.starts_with("part-") && p.ends_with(".parquet")), "{n:?}");
+    let (columns, rows) = read_parquet(&out, &sweep);
+    assert_eq!(rows.len(), 4);
+    let col = |name: &str| columns.iter().position(|h| h == name).unwrap();
+    let rates: Vec<(Cell, Cell)> =
+        rows.iter().map(|r| (r[col("link[0].rate")].clone(), r[col("link[0].rate_mbps")].clone())).collect();
+    assert!(rates.contains(&(Cell::Str("5mbit".into()), Cell::Float(5.0))), "{rates:?}");
+    assert!(rates.contains(&(Cell::Str("20mbit".into()), Cell::Float(20.0))), "{rates:?}");
+    assert!(matches!(rows[0][col("bytes_delivered")], Cell::Int(b) if b > 0));
+    assert!(matches!(rows[0][col("seed")], Cell::Int(1)));
+
+    // The same sweep as CSV: the same cells, as text.
+    let csv_out = dir.join("csv");
+    let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", csv_out.to_str().unwrap(), "--format", "csv"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (header, mut csv_rows) = read_csv(&csv_out.join("runs.csv"));
+    assert_eq!(header, columns);
+    csv_rows.sort_by_key(|r| format!("{:?}", r[col("run_key")]));
+    for (p, c) in rows.iter().zip(&csv_rows) {
+        for (i, name) in columns.iter().enumerate().filter(|(_, n)| *n != "wall_s") {
+            let cell = match &p[i] {
+                Cell::Str(s) => s.clone(),
+                Cell::Int(n) => n.to_string(),
+                Cell::Float(x) => x.to_string(),
+                Cell::Bool(b) => b.to_string(),
+                Cell::Null => String::new(),
+            };
+            assert_eq!(cell, c[i], "{name}");
+        }
+    }
+
+    // More seeds into the same directory: a part with the new runs only.
+    std::fs::write(&sweep, SWEEP).unwrap();
+    let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(text(&o.stderr).contains("8 runs (2 grid points), 4 already in"), "{}", text(&o.stderr));
+    let (_, all) = read_parquet(&out, &sweep);
+    assert_eq!(all.len(), 8);
+    let mut keys: Vec<String> = all.iter().map(|r| format!("{:?}", r[col("run_key")])).collect();
+    keys.dedup();
+    assert_eq!(keys.len(), 8, "every run once");
+
+    // One format per directory: CSV into Parquet parts, and the reverse, are
+    // refused before any run.
+    let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("this directory holds Parquet parts (part-*.parquet) of a Parquet sweep"));
+    let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", csv_out.to_str().unwrap(), "--format", "parquet"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("runs.csv: this directory holds a CSV sweep (`rtac sweep --format csv`)"));
+}
+
+#[test]
+fn directories_of_an_older_rtac_resume_with_the_numeric_grid_columns() {
+    // Written before the numeric grid columns: by `rtac.sweep(out=DIR)`
+    // (crates/sweep/tests/data/older-python) and by `rtac sweep`
+    // (older-csv), of old.toml at two rates and seed 1.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sweep/tests/data");
+    let dir = temp_dir("older");
+    std::fs::copy(data.join("old.toml"), dir.join("old.toml")).unwrap();
+    let sweep = dir.join("sweep.toml");
+    std::fs::write(
+        &sweep,
+        "scenario = \"old.toml\"\nseeds = [1]\n[grid]\n\"link[0].rate\" = [\"5mbit\", \"20mbit\"]\n",
+    )
+    .unwrap();
+    for (older, note) in [
+        ("older-python", "rewrote 1 part of"),
+        ("older-csv", "added the numeric grid columns (link[0].rate_mbps) to the rows already in"),
+    ] {
+        let out = dir.join(older);
+        std::fs::create_dir_all(&out).unwrap();
+        for f in std::fs::read_dir(data.join(older)).unwrap() {
+            let f = f.unwrap();
+            std::fs::copy(f.path(), out.join(f.file_name())).unwrap();
+        }
+        let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        let e = text(&o.stderr);
+        assert!(o.status.success(), "{older}: {e}");
+        assert!(e.contains(note) && e.contains("4 runs (2 grid points), 4 already in"), "{older}: {e}");
+        let o = rtac(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(!text(&o.stderr).contains(note), "{older}: upgraded once");
+    }
+    let (columns, rows) = read_parquet(&dir.join("older-python"), &sweep);
+    let at = columns.iter().position(|c| c == "link[0].rate_mbps").unwrap();
+    assert!(rows.iter().all(|r| matches!(r[at], rtac_sweep::columns::Cell::Float(x) if x == 5.0 || x == 20.0)));
+    let (header, rows) = read_csv(&dir.join("older-csv").join("runs.csv"));
+    assert_eq!(header, columns);
+    assert!(rows.iter().all(|r| r[at] == "5" || r[at] == "20"));
 }

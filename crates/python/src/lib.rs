@@ -10,7 +10,8 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use rtac_census::out::Output;
 use rtac_census::{report, Measure, NetworkResult, Settings, Traces};
 use rtac_sim::RunOptions;
-use rtac_sweep::columns::{series_rows, Cell, SERIES_COLUMNS};
+use rtac_sweep::columns::{series_rows, Cell, Kind, SERIES_COLUMNS};
+use rtac_sweep::parts::ParquetOut;
 use rtac_sweep::{Plan as SweepPlan, Source, Sweep, SweepError, Table, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -105,8 +106,6 @@ fn read_document(path: PathBuf) -> PyResult<String> {
     Ok(rtac_sim::scenario::read_document(&path).map_err(scenario_error)?.to_string())
 }
 
-/// A checked sweep: every grid point applied to the scenario and
-/// validated; the jobs (grid point x seed x controller) in order.
 /// A sweep's hold on its output directory: other sweeps are refused
 /// until it is dropped.
 #[pyclass(frozen, module = "rtac._rtac")]
@@ -114,6 +113,91 @@ struct SweepLock {
     _lock: rtac_sweep::out::DirLock,
 }
 
+/// A Python value from `Plan.run`'s rows as a cell of a column of `kind`.
+fn to_cell(v: &Bound<'_, PyAny>, kind: Kind, column: &str) -> PyResult<Cell> {
+    let cell = if v.is_none() {
+        Cell::Null
+    } else if v.is_instance_of::<PyBool>() {
+        Cell::Bool(v.extract()?)
+    } else if v.is_instance_of::<PyInt>() {
+        Cell::Int(v.extract()?)
+    } else if v.is_instance_of::<PyFloat>() {
+        let x: f64 = v.extract()?;
+        if x.is_finite() {
+            Cell::Float(x)
+        } else {
+            Cell::Null
+        }
+    } else if let Ok(s) = v.cast::<PyString>() {
+        Cell::Str(s.to_str()?.to_string())
+    } else {
+        return Err(PyTypeError::new_err(format!("{column}: cannot write a {} value", v.get_type().name()?)));
+    };
+    cell.to_kind(kind).ok_or_else(|| PyTypeError::new_err(format!("{column}: a value of the wrong type for {kind:?}")))
+}
+
+/// A sweep's Parquet output directory (`rtac_sweep::parts`), locked while
+/// this object lives: the same parts, names and column types as
+/// `rtac sweep` writes.
+#[pyclass(frozen, module = "rtac._rtac")]
+struct SweepOut {
+    out: Mutex<ParquetOut>,
+    _lock: rtac_sweep::out::DirLock,
+    /// The keys of the runs already in the directory.
+    #[pyo3(get)]
+    done: Vec<String>,
+    /// Its parts when it was opened, in the order they were written.
+    #[pyo3(get)]
+    parts: Vec<PathBuf>,
+    /// The parts rewritten in this sweep's columns and types on opening.
+    #[pyo3(get)]
+    upgraded: Vec<PathBuf>,
+}
+
+fn output_error(e: SweepError) -> PyErr {
+    match e {
+        SweepError::Output { .. } => PyOSError::new_err(e.to_string()),
+        other => scenario_error(other),
+    }
+}
+
+impl SweepOut {
+    fn out(&self) -> MutexGuard<'_, ParquetOut> {
+        self.out.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[pymethods]
+impl SweepOut {
+    /// Takes rows as `Plan.run` returns them (a dict of column lists);
+    /// writes a part when one is due.
+    fn add(&self, py: Python<'_>, cols: &Bound<'_, PyDict>) -> PyResult<()> {
+        let schema = self.out().schema().to_vec();
+        let mut columns = Vec::with_capacity(schema.len());
+        for (name, kind) in &schema {
+            let list =
+                cols.get_item(name)?.ok_or_else(|| PyValueError::new_err(format!("rows lack the column {name}")))?;
+            let cells: Vec<Cell> = list.try_iter()?.map(|v| to_cell(&v?, *kind, name)).collect::<PyResult<_>>()?;
+            columns.push(cells);
+        }
+        let n = columns.first().map_or(0, Vec::len);
+        if let Some(((name, _), c)) = schema.iter().zip(&columns).find(|(_, c)| c.len() != n) {
+            return Err(PyValueError::new_err(format!("column {name} has {} rows, not {n}", c.len())));
+        }
+        let mut iters: Vec<_> = columns.into_iter().map(Vec::into_iter).collect();
+        let rows: Vec<Vec<Cell>> =
+            (0..n).map(|_| iters.iter_mut().map(|c| c.next().unwrap_or(Cell::Null)).collect()).collect();
+        py.detach(|| self.out().add(rows, std::time::Instant::now())).map_err(output_error)
+    }
+
+    /// Writes the rows waiting as one part.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.out().flush(std::time::Instant::now())).map_err(output_error)
+    }
+}
+
+/// A checked sweep: every grid point applied to the scenario and
+/// validated; the jobs (grid point x seed x controller) in order.
 #[pyclass(frozen, module = "rtac._rtac")]
 struct Plan {
     plan: SweepPlan,
@@ -177,16 +261,41 @@ impl Plan {
         self.plan.columns()
     }
 
+    /// The columns of `run`'s rows that hold floats (None where a figure
+    /// cannot be computed), as they are typed in the Parquet parts.
+    #[getter]
+    fn float_columns(&self) -> Vec<String> {
+        self.plan.schema().into_iter().filter(|(_, k)| *k == Kind::Float).map(|(c, _)| c).collect()
+    }
+
     /// Locks `dir` for this sweep's output and creates it, or checks that
     /// an existing one holds runs of the same scenario (OSError otherwise,
     /// and when another sweep is writing to it). The lock is held while the
     /// returned object lives.
     fn prepare_dir(&self, dir: PathBuf) -> PyResult<SweepLock> {
-        let lock = rtac_sweep::out::open_dir(&dir, &self.plan).map_err(|e| match e {
-            SweepError::Output { .. } => PyOSError::new_err(e.to_string()),
-            other => scenario_error(other),
-        })?;
+        let lock = rtac_sweep::out::open_dir(&dir, &self.plan).map_err(output_error)?;
         Ok(SweepLock { _lock: lock })
+    }
+
+    /// `prepare_dir`, then opens the directory's Parquet parts for this
+    /// sweep's rows: parts of an older format are rewritten in this
+    /// sweep's columns, parts of another grid and a `runs.csv` refused
+    /// (OSError).
+    fn open_parquet(&self, py: Python<'_>, dir: PathBuf) -> PyResult<SweepOut> {
+        let (lock, out, found) = py
+            .detach(|| {
+                let lock = rtac_sweep::out::open_dir(&dir, &self.plan)?;
+                let (out, found) = ParquetOut::open(&dir, &self.plan, std::time::Instant::now())?;
+                Ok((lock, out, found))
+            })
+            .map_err(output_error)?;
+        Ok(SweepOut {
+            out: Mutex::new(out),
+            _lock: lock,
+            done: found.done.into_iter().collect(),
+            parts: found.parts,
+            upgraded: found.upgraded,
+        })
     }
 
     /// Simulates the jobs `jobs` one after the other without holding the
@@ -521,6 +630,7 @@ fn _rtac(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Plan>()?;
     m.add_class::<SweepLock>()?;
+    m.add_class::<SweepOut>()?;
     m.add_class::<Census>()?;
     m.add_function(wrap_pyfunction!(read_document, m)?)?;
     Ok(())

@@ -2,7 +2,6 @@
 //! into columns, for CSV and for pandas.
 
 use rtac_sim::{RunResult, Scenario};
-use toml::Value;
 
 /// One cell of a row.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,15 +15,17 @@ pub enum Cell {
 }
 
 impl Cell {
-    /// A grid value: strings, integers, floats and booleans as themselves,
-    /// arrays and tables as TOML text.
-    pub fn from_value(v: &Value) -> Cell {
-        match v {
-            Value::String(s) => Cell::Str(s.clone()),
-            Value::Integer(i) => Cell::Int(*i),
-            Value::Float(x) => Cell::Float(*x),
-            Value::Boolean(b) => Cell::Bool(*b),
-            other => Cell::Str(other.to_string()),
+    /// `self` as a cell of a column of `kind`: integers widen to floats in
+    /// a float column, and an integral float narrows to an integer in an
+    /// integer column; `None` for any other mismatch.
+    pub fn to_kind(self, kind: Kind) -> Option<Cell> {
+        match (kind, self) {
+            (_, Cell::Null) => Some(Cell::Null),
+            (Kind::Str, c @ Cell::Str(_)) | (Kind::Int, c @ Cell::Int(_)) => Some(c),
+            (Kind::Float, c @ Cell::Float(_)) | (Kind::Bool, c @ Cell::Bool(_)) => Some(c),
+            (Kind::Float, Cell::Int(i)) => Some(Cell::Float(i as f64)),
+            (Kind::Int, Cell::Float(x)) if x.fract() == 0.0 && x.abs() < 9.0e15 => Some(Cell::Int(x as i64)),
+            _ => None,
         }
     }
 
@@ -41,35 +42,45 @@ impl Cell {
     }
 }
 
-/// Columns of `flow_rows`, in order. The `link*` and `queue_*` columns
-/// describe the flow's bottleneck: the link with the lowest rate on its
-/// path, the first on ties. `wall_s` is the run's wall-clock time, the only
-/// column that differs between identical runs.
-pub const FLOW_COLUMNS: &[&str] = &[
-    "scenario",
-    "label",
-    "controller",
-    "flow",
-    "flow_controller",
-    "cc",
-    "throughput_mbps",
-    "bytes_delivered",
-    "rtt_mean_ms",
-    "rtt_p5_ms",
-    "rtt_p25_ms",
-    "rtt_p50_ms",
-    "rtt_p75_ms",
-    "rtt_p95_ms",
-    "rtt_samples",
-    "retransmits",
-    "timeouts",
-    "completion_s",
-    "link",
-    "link_utilization",
-    "queue_delay_mean_ms",
-    "queue_delay_p95_ms",
-    "link_drops",
-    "wall_s",
+/// The type of a column's cells: one type per column, `Null` aside, so
+/// that a column is one Parquet type in every part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Str,
+    Int,
+    Float,
+    Bool,
+}
+
+/// Columns of `flow_rows`, in order, with their kinds. The `link*` and
+/// `queue_*` columns describe the flow's bottleneck: the link with the
+/// lowest rate on its path, the first on ties. `wall_s` is the run's
+/// wall-clock time, the only column that differs between identical runs.
+pub const FLOW_COLUMNS: &[(&str, Kind)] = &[
+    ("scenario", Kind::Str),
+    ("label", Kind::Str),
+    ("controller", Kind::Str),
+    ("flow", Kind::Int),
+    ("flow_controller", Kind::Str),
+    ("cc", Kind::Str),
+    ("throughput_mbps", Kind::Float),
+    ("bytes_delivered", Kind::Int),
+    ("rtt_mean_ms", Kind::Float),
+    ("rtt_p5_ms", Kind::Float),
+    ("rtt_p25_ms", Kind::Float),
+    ("rtt_p50_ms", Kind::Float),
+    ("rtt_p75_ms", Kind::Float),
+    ("rtt_p95_ms", Kind::Float),
+    ("rtt_samples", Kind::Int),
+    ("retransmits", Kind::Int),
+    ("timeouts", Kind::Int),
+    ("completion_s", Kind::Float),
+    ("link", Kind::Str),
+    ("link_utilization", Kind::Float),
+    ("queue_delay_mean_ms", Kind::Float),
+    ("queue_delay_p95_ms", Kind::Float),
+    ("link_drops", Kind::Int),
+    ("wall_s", Kind::Float),
 ];
 
 /// Index into `s.links` of each flow's bottleneck, by flow id (flows are
@@ -81,7 +92,8 @@ fn bottlenecks(s: &Scenario) -> Vec<Option<usize>> {
     s.flows.iter().flat_map(|f| std::iter::repeat_n(lowest(&f.path), f.count as usize)).collect()
 }
 
-/// One row per flow of `r`, a run of `s`, in `FLOW_COLUMNS` order.
+/// One row per flow of `r`, a run of `s`, in `FLOW_COLUMNS` order, each
+/// cell of its column's kind or `Null`.
 pub fn flow_rows(s: &Scenario, r: &RunResult) -> Vec<Vec<Cell>> {
     let necks = bottlenecks(s);
     r.flows

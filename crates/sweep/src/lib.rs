@@ -12,8 +12,11 @@
 
 pub mod columns;
 pub mod file;
+pub mod grid;
 pub mod out;
+pub mod parts;
 
+use columns::Cell;
 use rtac_netmodel::MahimahiTrace;
 use rtac_sim::scenario::input::{echo, echo_cut, echo_path};
 use rtac_sim::scenario::{from_document, parse_document, read_document, set_field, Service};
@@ -26,6 +29,9 @@ pub use toml::{Table, Value};
 /// The most jobs one sweep may hold (a plan keeps a key per job); a larger
 /// sweep is an error, not cut.
 pub const MAX_JOBS: usize = 2_000_000;
+
+/// The columns between the grid's and `columns::FLOW_COLUMNS`.
+const FIXED_COLUMNS: &[(&str, columns::Kind)] = &[("seed", columns::Kind::Int), ("run_key", columns::Kind::Str)];
 
 /// The longest message part a [`SweepError`] shows, in characters.
 const MAX_MESSAGE: usize = 600;
@@ -121,6 +127,9 @@ pub struct Point {
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub fields: Vec<String>,
+    /// The leading columns of the rows: each field's values, and their
+    /// numeric companion where they are quantities (`grid.rs`).
+    pub grid: Vec<grid::GridColumn>,
     pub points: Vec<Point>,
     pub jobs: Vec<Job>,
     /// The document before any override, as TOML text: the identity of the
@@ -201,8 +210,10 @@ impl Sweep {
             }
             points.push(Point { values, scenario });
         }
+        let fixed: Vec<&str> = FIXED_COLUMNS.iter().chain(columns::FLOW_COLUMNS).map(|(c, _)| *c).collect();
         Ok(Plan {
             fields: self.grid.iter().map(|(f, _)| f.clone()).collect(),
+            grid: grid::grid_columns(&self.grid, &fixed),
             points,
             jobs,
             document: self.source.doc.to_string(),
@@ -220,20 +231,53 @@ impl Plan {
         rtac_sim::run(&scenario, &scenario.controllers[job.run], opts)
     }
 
-    /// Column names of `rows`: the grid fields, `seed`, `run_key`, then
+    /// Column names of `rows`: the grid's columns (each field, and its
+    /// numeric companion where it has one), `seed`, `run_key`, then
     /// `columns::FLOW_COLUMNS`.
     pub fn columns(&self) -> Vec<String> {
-        let fixed = ["seed", "run_key"].into_iter().chain(columns::FLOW_COLUMNS.iter().copied());
-        self.fields.iter().cloned().chain(fixed.map(String::from)).collect()
+        self.schema().into_iter().map(|(c, _)| c).collect()
+    }
+
+    /// The columns of `rows` with their kinds.
+    pub fn schema(&self) -> Vec<(String, columns::Kind)> {
+        let fixed = FIXED_COLUMNS.iter().chain(columns::FLOW_COLUMNS).map(|&(c, k)| (c.to_string(), k));
+        self.grid.iter().map(|c| (c.name.clone(), c.kind)).chain(fixed).collect()
+    }
+
+    /// The columns rows had before the grid's numeric companions: `columns`
+    /// without them. Equal to `columns` when the grid has none.
+    pub fn older_columns(&self) -> Vec<String> {
+        let companions: Vec<&str> = self.grid.iter().filter(|c| c.unit.is_some()).map(|c| c.name.as_str()).collect();
+        self.columns().into_iter().filter(|c| !companions.contains(&c.as_str())).collect()
+    }
+
+    /// A row of `older_columns` as a row of `columns`: each companion's
+    /// cell computed from its field's cell, as `rows` computes it.
+    pub fn upgrade_row(&self, row: Vec<Cell>) -> Vec<Cell> {
+        let mut values: Vec<Cell> = Vec::with_capacity(self.fields.len());
+        let mut out = Vec::with_capacity(row.len() + self.grid.len());
+        let mut cells = row.into_iter();
+        for c in &self.grid {
+            match c.unit {
+                None => {
+                    let v = cells.next().unwrap_or(Cell::Null);
+                    values.push(v.clone());
+                    out.push(v);
+                }
+                Some(_) => out.push(values.get(c.field).map_or(Cell::Null, |v| c.cell_from(v))),
+            }
+        }
+        out.extend(cells);
+        out
     }
 
     /// The rows of job `i`'s result, one per flow, in `columns` order.
-    pub fn rows(&self, i: usize, result: &RunResult) -> Vec<Vec<columns::Cell>> {
+    pub fn rows(&self, i: usize, result: &RunResult) -> Vec<Vec<Cell>> {
         let job = &self.jobs[i];
         let point = &self.points[job.point];
-        let mut head: Vec<columns::Cell> = point.values.iter().map(columns::Cell::from_value).collect();
-        head.push(columns::Cell::Int(i64::try_from(job.seed).unwrap_or(i64::MAX)));
-        head.push(columns::Cell::Str(job.key.clone()));
+        let mut head: Vec<Cell> = self.grid.iter().map(|c| c.cell(&point.values[c.field])).collect();
+        head.push(Cell::Int(i64::try_from(job.seed).unwrap_or(i64::MAX)));
+        head.push(Cell::Str(job.key.clone()));
         columns::flow_rows(&point.scenario, result)
             .into_iter()
             .map(|r| head.iter().cloned().chain(r).collect())

@@ -1,12 +1,14 @@
 //! Resumable sweep output. A directory holds `_scenario.toml` (the base
 //! document, so that a rerun with another scenario is refused rather than
 //! mixed in) and the rows of finished jobs, each row carrying its job's
-//! `run_key`; a rerun skips the jobs whose keys are there. The command
-//! line writes `runs.csv` here; the Python package writes Parquet parts.
-//! Every file that is not rows starts with `_` or `.`, which Parquet
-//! readers (pyarrow's dataset discovery) skip, so the directory reads as
-//! one dataset. A directory written under the older name `scenario.toml`
-//! is checked under that name and the file moved to the new one.
+//! `run_key`; a rerun skips the jobs whose keys are there. The rows are
+//! Parquet parts (`part-*.parquet`, `parts.rs`), as both `rtac sweep` and
+//! the Python package write them, or one `runs.csv` (`rtac sweep --format
+//! csv`, `CsvOut`). Every file that is not rows starts with `_` or `.`,
+//! which Parquet readers (pyarrow's dataset discovery) skip, so the
+//! directory reads as one dataset. A directory written under the older
+//! name `scenario.toml` is checked under that name and the file moved to
+//! the new one.
 //!
 //! One process writes to a directory at a time: `open_dir` takes an
 //! exclusive lock (`LOCK_FILE`) before it reads what is there, so two
@@ -15,7 +17,7 @@
 
 use crate::columns::Cell;
 use crate::{Plan, SweepError};
-use rtac_sim::scenario::input::{open_regular, read_bounded, MAX_SCENARIO_BYTES};
+use rtac_sim::scenario::input::{echo, open_regular, read_bounded, MAX_SCENARIO_BYTES};
 use std::collections::HashSet;
 use std::io::{BufRead, Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -209,6 +211,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::File::open(dir).and_then(|d| d.sync_all())
 }
 
+/// The formats of a sweep's rows in its output directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `part-*.parquet` files (`parts.rs`): the directory is one Parquet
+    /// dataset.
+    Parquet,
+    /// One `runs.csv`.
+    Csv,
+}
+
+impl Format {
+    /// The format of the rows already in `dir`: `Csv` if it holds
+    /// `runs.csv`, `Parquet` if it holds parts, `None` if neither.
+    pub fn found_in(dir: &Path) -> Result<Option<Format>, SweepError> {
+        if dir.join(CSV_FILE).exists() {
+            return Ok(Some(Format::Csv));
+        }
+        if dir.is_dir() && !crate::parts::parts(dir)?.is_empty() {
+            return Ok(Some(Format::Parquet));
+        }
+        Ok(None)
+    }
+}
+
 /// `runs.csv`, appended to as jobs finish.
 pub struct CsvOut {
     path: PathBuf,
@@ -216,28 +242,60 @@ pub struct CsvOut {
 }
 
 impl CsvOut {
-    /// Opens `dir/runs.csv` for `columns`, returning it and the keys of the
-    /// jobs it already holds. A last row cut short by an interrupted run is
-    /// dropped; a header that differs from `columns` is an error.
-    pub fn open(dir: &Path, columns: &[String]) -> Result<(CsvOut, HashSet<String>), SweepError> {
+    /// Opens `dir/runs.csv` for `plan`'s rows, returning it and the keys of
+    /// the jobs it already holds. A last row cut short by an interrupted run
+    /// is dropped. A file whose header is `plan.older_columns()` (written
+    /// before the grid's numeric companions) is rewritten with them; any
+    /// other header that differs from `plan.columns()` is an error, and so
+    /// is a directory that holds Parquet parts.
+    pub fn open(dir: &Path, plan: &Plan) -> Result<(CsvOut, HashSet<String>, bool), SweepError> {
         let path = dir.join(CSV_FILE);
         let fail = |message: String| SweepError::Output { path: path.clone(), message };
-        let mut file = open_nofollow(&path, std::fs::OpenOptions::new().read(true).append(true).create(true))
-            .map_err(|e| fail(format!("cannot open: {e}")))?;
+        if !crate::parts::parts(dir)?.is_empty() {
+            return Err(SweepError::Output {
+                path: dir.to_path_buf(),
+                message: "this directory holds Parquet parts (part-*.parquet) of a Parquet sweep: resume it in \
+                          Parquet, or give CSV output another directory"
+                    .to_string(),
+            });
+        }
+        let columns = plan.columns();
+        let open = || {
+            open_nofollow(&path, std::fs::OpenOptions::new().read(true).append(true).create(true))
+                .map_err(|e| fail(format!("cannot open: {e}")))
+        };
+        let mut file = open()?;
         let mut text = String::new();
         file.read_to_string(&mut text).map_err(|e| fail(format!("cannot read: {e}")))?;
         let header = line(&columns.iter().map(|c| Cell::Str(c.clone())).collect::<Vec<_>>());
         let mut done = HashSet::new();
+        let mut upgraded = false;
         if text.is_empty() {
             file.write_all(header.as_bytes()).map_err(|e| fail(format!("cannot write: {e}")))?;
         } else {
-            let (rows, complete) = records(&text);
-            if rows.first().is_none_or(|(_, cells)| cells != columns) {
-                return Err(fail(
-                    "has other columns than this sweep (another grid?); use another output directory".to_string(),
-                ));
-            }
-            if complete < text.len() {
+            let (mut rows, complete) = records(&text);
+            let found = rows.first().map(|(_, cells)| cells.clone()).unwrap_or_default();
+            let older = plan.older_columns();
+            if found != columns && found == older {
+                // Rewritten whole, the cut last line left out, with the
+                // companions computed from each row's grid values.
+                let mut new = header.clone();
+                for (at, cells) in &rows[1..] {
+                    if cells.len() != older.len() {
+                        return Err(fail(format!("line {at}: has {} cells, not {}", cells.len(), older.len())));
+                    }
+                    let row = plan.upgrade_row(cells.iter().map(|c| Cell::Str(c.clone())).collect());
+                    new.push_str(&line(&row));
+                }
+                write_atomic(&path, new.as_bytes())
+                    .map_err(|e| fail(format!("cannot rewrite with the new columns: {e}")))?;
+                file = open()?;
+                text = new;
+                rows = records(&text).0;
+                upgraded = true;
+            } else if found != columns {
+                return Err(fail(other_columns(&found, &columns)));
+            } else if complete < text.len() {
                 file.set_len(complete as u64).map_err(|e| fail(format!("cannot drop a cut line: {e}")))?;
                 file.seek(std::io::SeekFrom::End(0)).map_err(|e| fail(format!("cannot seek: {e}")))?;
             }
@@ -249,7 +307,7 @@ impl CsvOut {
                 };
             }
         }
-        Ok((CsvOut { path, file }, done))
+        Ok((CsvOut { path, file }, done, upgraded))
     }
 
     /// Appends one job's rows in a single write.
@@ -259,6 +317,19 @@ impl CsvOut {
             .write_all(text.as_bytes())
             .map_err(|e| SweepError::Output { path: self.path.clone(), message: format!("cannot write: {e}") })
     }
+}
+
+/// Why a file's columns are not this sweep's: the first that differs.
+pub(crate) fn other_columns(found: &[String], want: &[String]) -> String {
+    let at = found.iter().zip(want).position(|(a, b)| a != b).unwrap_or(found.len().min(want.len()));
+    let name = |cols: &[String]| cols.get(at).map_or("none".to_string(), |c| format!("{:?}", echo(c)));
+    format!(
+        "has other columns than this sweep (another grid?): its column {} is {}, this sweep's is {}; \
+         use another output directory",
+        at + 1,
+        name(found),
+        name(want)
+    )
 }
 
 /// One CSV record, quoted where needed (RFC 4180), ending in '\n'.

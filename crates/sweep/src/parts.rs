@@ -277,7 +277,12 @@ fn part_columns(path: &Path, schema: &[(String, Kind)]) -> Result<(Vec<String>, 
     let matches = fields.len() == schema.len()
         && fields.iter().zip(schema).all(|(f, (c, k))| {
             let want = parquet_type(c, *k);
-            f.is_primitive() && f.get_physical_type() == want.get_physical_type()
+            let info = f.get_basic_info();
+            // Text is UTF-8 (read as strings); plain byte arrays are not.
+            let utf8 = *k != Kind::Str
+                || info.converted_type() == ConvertedType::UTF8
+                || info.logical_type_ref() == Some(&LogicalType::String);
+            f.is_primitive() && f.get_physical_type() == want.get_physical_type() && utf8
         });
     Ok((names, matches))
 }

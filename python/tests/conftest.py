@@ -30,13 +30,16 @@ def lte():
 @pytest.fixture(scope="session")
 def rtac_cli():
     """The `rtac` command of this tree, for tests that compare it with the
-    package: built by cargo in the test profile, which the Rust tier of
-    test.sh has built already (then this takes a second)."""
+    package: the one `cargo test --workspace` builds for the CLI's
+    integration tests, which the Rust tier of test.sh has built already
+    (then this takes a fraction of a second). `cargo build -p rtac-cli`
+    would unify the dependencies' features differently and rebuild them
+    (two minutes on a fresh clone)."""
     import json
     import subprocess
 
     built = subprocess.run(
-        ["cargo", "build", "--profile", "test", "-p", "rtac-cli", "--bin", "rtac", "--message-format=json"],
+        ["cargo", "test", "--workspace", "--no-run", "--test", "readme", "--message-format=json"],
         cwd=ROOT,
         check=True,
         stdout=subprocess.PIPE,

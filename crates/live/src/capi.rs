@@ -77,6 +77,39 @@ unsafe fn opt_str<'a>(p: *const c_char) -> Result<Option<&'a str>, AgentError> {
 
 /// # Safety
 /// As `opt_str`.
+unsafe fn log_sink(path: *const c_char, t0: rtac_core::time::Instant) -> Result<Option<Arc<LogSink>>, AgentError> {
+    // SAFETY: forwarded contract.
+    Ok(match unsafe { opt_str(path) }? {
+        Some(p) if !p.is_empty() => Some(Arc::new(LogSink::open(Path::new(p), t0)?)),
+        _ => None,
+    })
+}
+
+/// An attached socket as the C caller receives it: the handle, or NULL
+/// with the error (or a panic, as "internal error") written to `err`.
+fn socket_or_error(
+    attached: std::thread::Result<Result<(SocketDriver, rtac_core::time::Instant), AgentError>>,
+    err: *mut c_char,
+    err_len: usize,
+) -> *mut RtacSocket {
+    match attached {
+        Ok(Ok((driver, t0))) => {
+            let s = RtacSocket { inner: Mutex::new(Inner { driver: Some(driver), error: None, t0 }) };
+            Box::into_raw(Box::new(s))
+        }
+        Ok(Err(e)) => {
+            write_err(err, err_len, &e.to_string());
+            std::ptr::null_mut()
+        }
+        Err(_) => {
+            write_err(err, err_len, "internal error");
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// # Safety
+/// As `opt_str`.
 unsafe fn config(controller: *const c_char, params: *const c_char) -> Result<AgentConfig, AgentError> {
     // SAFETY: per the callers' contracts.
     let name = unsafe { opt_str(controller) }?.ok_or_else(|| AgentError::Usage("controller is NULL".to_string()))?;
@@ -214,27 +247,13 @@ pub unsafe extern "C" fn rtac_attach_group(
     }
     // SAFETY: a live group (the caller's contract).
     let g = unsafe { &*g };
-    let r = catch_unwind(AssertUnwindSafe(|| -> Result<*mut RtacSocket, AgentError> {
+    let attached = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: forwarded contract.
-        let log = match unsafe { opt_str(log_path) }? {
-            Some(p) if !p.is_empty() => Some(Arc::new(LogSink::open(Path::new(p), g.cfg.t0)?)),
-            _ => None,
-        };
+        let log = unsafe { log_sink(log_path, g.cfg.t0) }?;
         let driver = SocketDriver::attach_with(fd, &g.cfg, log, sys::now(), |mss, _| g.join(mss))?;
-        let s = RtacSocket { inner: Mutex::new(Inner { driver: Some(driver), error: None, t0: g.cfg.t0 }) };
-        Ok(Box::into_raw(Box::new(s)))
+        Ok((driver, g.cfg.t0))
     }));
-    match r {
-        Ok(Ok(p)) => p,
-        Ok(Err(e)) => {
-            write_err(err, err_len, &e.to_string());
-            std::ptr::null_mut()
-        }
-        Err(_) => {
-            write_err(err, err_len, "internal error");
-            std::ptr::null_mut()
-        }
-    }
+    socket_or_error(attached, err, err_len)
 }
 
 /// Fills `out` with the group's budget. Returns 0, or -1 if `g` or `out`
@@ -307,29 +326,14 @@ pub unsafe extern "C" fn rtac_attach(
     err: *mut c_char,
     err_len: usize,
 ) -> *mut RtacSocket {
-    let r = catch_unwind(|| -> Result<*mut RtacSocket, AgentError> {
+    let attached = catch_unwind(|| {
         // SAFETY: forwarded contract.
         let cfg = unsafe { config(controller, params) }?;
         // SAFETY: forwarded contract.
-        let log = match unsafe { opt_str(log_path) }? {
-            Some(p) if !p.is_empty() => Some(Arc::new(LogSink::open(Path::new(p), cfg.t0)?)),
-            _ => None,
-        };
-        let driver = SocketDriver::attach(fd, &cfg, log, sys::now())?;
-        let s = RtacSocket { inner: Mutex::new(Inner { driver: Some(driver), error: None, t0: cfg.t0 }) };
-        Ok(Box::into_raw(Box::new(s)))
+        let log = unsafe { log_sink(log_path, cfg.t0) }?;
+        Ok((SocketDriver::attach(fd, &cfg, log, sys::now())?, cfg.t0))
     });
-    match r {
-        Ok(Ok(p)) => p,
-        Ok(Err(e)) => {
-            write_err(err, err_len, &e.to_string());
-            std::ptr::null_mut()
-        }
-        Err(_) => {
-            write_err(err, err_len, "internal error");
-            std::ptr::null_mut()
-        }
-    }
+    socket_or_error(attached, err, err_len)
 }
 
 fn with_inner<T>(s: *const RtacSocket, fail: T, f: impl FnOnce(&mut Inner) -> T) -> T {

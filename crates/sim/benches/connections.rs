@@ -30,9 +30,8 @@ use rtac_netmodel::ChannelSpec;
 use rtac_sim::scenario::parse_str;
 mod common;
 
-use common::{mean_rtt, median, median_ci, runs, total_mbps, values};
+use common::{mean_rtt, median, median_ci, recorded, runs, total_mbps, values};
 use rtac_sim::{RunResult, Scenario};
-use std::path::{Path, PathBuf};
 
 const CONTROLLERS: &str = r#"{ label = "linux", controller = "autotuning", params = { rmem_max = "16MB" } },
   { label = "per-conn", controller = "rtac", params = { budget = "connection" } },
@@ -134,17 +133,6 @@ fn fixed(seeds: u64, counts: &[u32], channel: Option<&str>, tally: &mut Tally) {
             rows(&name, n, rtt as f64 + extra, &runs(scenario(&link, n), seeds), tally);
         }
     }
-}
-
-fn recorded() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "down"))
-        .collect();
-    files.sort();
-    files
 }
 
 fn traces(seeds: u64, counts: &[u32], tally: &mut Tally) {

@@ -33,7 +33,7 @@ use rtac_netmodel::link::synthetic_cellular;
 use rtac_sim::scenario::{load_file, parse_str};
 mod common;
 
-use common::{mean_rtt, median, median_ci, runs, total_mbps, values};
+use common::{mean_rtt, median, median_ci, recorded, runs, total_mbps, values};
 use rtac_sim::{ControllerChoice, RunResult};
 use std::path::{Path, PathBuf};
 
@@ -119,18 +119,6 @@ fn fixed_links(seeds: u64) -> (usize, usize) {
         }
     }
     held
-}
-
-/// The recorded downlink traces in `traces/mahimahi`.
-fn recorded() -> Vec<PathBuf> {
-    let dir = root().join("traces/mahimahi");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "down"))
-        .collect();
-    files.sort();
-    files
 }
 
 fn traces(seeds: u64) -> (usize, usize) {

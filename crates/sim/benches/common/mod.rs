@@ -2,6 +2,7 @@
 //! statistics.
 
 use rtac_sim::{run_all, RunOptions, RunResult, Scenario};
+use std::path::{Path, PathBuf};
 
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -63,4 +64,16 @@ pub fn mean_rtt(r: &RunResult) -> f64 {
 /// `f` applied to the run labelled `label`, one value per seed.
 pub fn values(seeds: &[Vec<RunResult>], label: &str, f: impl Fn(&RunResult) -> f64) -> Vec<f64> {
     seeds.iter().map(|runs| f(runs.iter().find(|r| r.label == label).expect("label"))).collect()
+}
+
+/// The recorded downlink traces in the repository's `traces/mahimahi`.
+pub fn recorded() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/mahimahi");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "down"))
+        .collect();
+    files.sort();
+    files
 }

@@ -220,6 +220,42 @@ fn behind_a_full_buffer_a_probe_that_meets_the_competitors_backoff_is_checked_ag
 }
 
 #[test]
+fn a_loss_based_competitor_that_arrives_later_is_recognised_within_two_probes() {
+    // RTAC's download holds the queue short when a CUBIC download behind
+    // the Linux receiver starts beside it, 10 s in. The competitor's queue
+    // stands through RTAC's probes (its floor does not halve the RTT), and
+    // two such probes say whose queue it is. Waiting for five probes (50 s)
+    // had held RTAC at its shrinking share: 0.42 of the competitor's
+    // throughput from 25 to 45 s.
+    let sc = scenario(
+        r#"
+        duration = "45s"
+        measure_from = "25s"
+        controllers = ["rtac", "drwa"]
+        [[link]]
+        rate = "20mbit"
+        delay = "20ms"
+        queue = "droptail:packets=500"
+        [[flow]]
+        cc = "cubic"
+        [[flow]]
+        cc = "cubic"
+        controller = "autotuning"
+        start = "10s"
+        "#,
+    );
+    let share = |label: &str| {
+        let r = run_labelled(&sc, label);
+        r.flows[0].throughput_mbps / r.flows[1].throughput_mbps
+    };
+    let (rtac, drwa) = (share("rtac"), share("drwa"));
+    eprintln!("25-45 s, of the competitor's throughput: rtac {rtac:.2}, drwa {drwa:.2}");
+    assert!(rtac >= 0.7, "rtac: {rtac:.2} of its competitor's throughput");
+    // The control: DRWA's window follows its shrinking share to nothing.
+    assert!(drwa < 0.7, "drwa: {drwa:.2}");
+}
+
+#[test]
 fn once_a_loss_based_competitor_has_gone_the_queue_is_short_again() {
     // A CUBIC download behind the Linux receiver fills the queue for 20 s;
     // the self-tuning receiver beside it goes competitive, and its probes

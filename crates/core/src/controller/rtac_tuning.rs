@@ -31,8 +31,11 @@
 //! - **Whose queue**: a drained probe also tells whether the queue answers
 //!   RTAC's own window. If the RTT stays above RTT*_m by more than
 //!   [`OWN_QUEUE_FRACTION`] of the target queueing delay (theta - 1) RTT*_m
-//!   while RTAC advertises half its BDP, in [`COMPETITIVE_AFTER`] probes in
-//!   a row, another sender holds the queue.
+//!   while RTAC advertises half its BDP, and the probe's floor does not
+//!   fall to half the smoothed RTT of its start (a loss-based sender keeps
+//!   at least its multiplicative decrease of its queue, [`UNCONFIRMED_FALL`]),
+//!   in [`COMPETITIVE_AFTER`] cooperative probes in a row, another sender
+//!   holds the queue.
 //!   RTAC's own equations then settle below its competitor's rate (the
 //!   queue estimate of eq. (10) counts the competitor's packets as its own)
 //!   and its rate estimate shrinks with its share, so the tuner switches to
@@ -173,11 +176,19 @@ pub const HIGH_PERIODS: u32 = 8;
 /// A drained probe must bring the queueing delay below this fraction of the
 /// target (theta - 1) RTT*_m for the queue to count as RTAC's own.
 pub const OWN_QUEUE_FRACTION: f64 = 0.75;
-/// Consecutive undrained probes that mean another sender holds the queue:
-/// a single one may be a link that slowed down during the probe, or another
-/// RTAC receiver that joined with a minimum RTT inflated by this one's
-/// queue, which the next probes correct.
-pub const COMPETITIVE_AFTER: u32 = 5;
+/// Consecutive cooperative probes whose queue stood that mean another
+/// sender holds it. A queue stood when the probe's floor did not fall to
+/// half the smoothed RTT of its start ([`UNCONFIRMED_FALL`]): a loss-based
+/// sender keeps at least its multiplicative decrease of its queue (0.7
+/// under CUBIC) whatever RTAC does, while RTAC's own queue on a link that
+/// slowed down drains under the probe's window of half a BDP, if slowly.
+/// Two, not one: a single probe may meet an outage of the link, which
+/// drains nothing; two in a row, a probe interval apart, are a sender.
+/// Each probe costs [`PROBE_INTERVAL`], and a competitor that arrives
+/// takes the link meanwhile. Start-up probes do not count: their floors
+/// carry the slow starts' queues, and a competitor already there shows
+/// itself by the loss that ends them (**Start** above).
+pub const COMPETITIVE_AFTER: u32 = 2;
 /// Consecutive undrained probes whose floors agree within the band after
 /// which RTT_m takes their floor: a path whose RTT rose looks, from the
 /// receiver, like a queue held by another, except that its floor is steady.
@@ -330,6 +341,8 @@ pub struct Tuner {
     min_prev: Option<Duration>,
     /// Consecutive undrained probes, with the lowest and highest floor.
     undrained: Option<(u32, Duration, Duration)>,
+    /// How many of those were cooperative and found the queue standing.
+    stood: u32,
     /// The measured Delta; `delta_fixed` overrides it.
     delta: Option<Duration>,
     delta_fixed: Option<Duration>,
@@ -387,6 +400,7 @@ impl Tuner {
             min_cur: None,
             min_prev: None,
             undrained: None,
+            stood: 0,
             delta: None,
             delta_fixed: delta,
             rate: WindowedMax::new(BW_ROUNDS),
@@ -582,14 +596,17 @@ impl Tuner {
                 let now_bdp = self.last_rate * rtt_m_star.as_secs_f64();
                 let rwnd = (now_bdp.min(bdp * mss as f64) / 2.0).max(4.0 * mss as f64) as u64;
                 // Arrivals show the queue draining only when the probe's
-                // window is well under what the link delivers in an RTT_m;
-                // on a link of a few packets per RTT (under the window's
-                // floor) the RTT samples do. In the start-up and competitive
+                // window is at most half what the link delivers in an RTT_m,
+                // as planned: a queue still draining then brings twice the
+                // window, clear of the DRAINED_ARRIVALS threshold. On a link
+                // of a few packets per RTT the floor of four segments breaks
+                // that (a 4-segment window on a 5-packet link took a full
+                // buffer for drained at once), and the RTT samples decide. In the start-up and competitive
                 // modes the last period's rate is a share behind another
                 // sender's queue, not the link's, and arrivals decide: a
                 // wait for the RTT there would hold the window at a few
                 // packets for DRAIN_LIMIT RTTs while the competitor grows.
-                let by_arrivals = self.mode != Mode::Cooperative || DRAINED_ARRIVALS * (rwnd as f64) < now_bdp;
+                let by_arrivals = self.mode != Mode::Cooperative || 2.0 * (rwnd as f64) <= now_bdp;
                 let drain =
                     if by_arrivals { Drain::Arrivals { from: now, read: 0, peaked: false } } else { Drain::Rtt };
                 let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
@@ -768,8 +785,12 @@ impl Tuner {
         } else {
             let (n, lo, hi) =
                 self.undrained.map_or((1, floor, floor), |(n, lo, hi)| (n + 1, lo.min(floor), hi.max(floor)));
+            if self.undrained.is_none() {
+                self.stood = 0;
+            }
             self.undrained = Some((n, lo, hi));
-            if n >= COMPETITIVE_AFTER {
+            self.stood += u32::from(self.mode == Mode::Cooperative && !p.halved(floor));
+            if self.stood >= COMPETITIVE_AFTER {
                 self.mode = Mode::Competitive;
             }
             // Floors that agree probe after probe are a path whose RTT rose (a

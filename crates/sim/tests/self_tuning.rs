@@ -163,9 +163,9 @@ fn a_loss_based_competitor_is_recognised_by_the_buffers_overflows() {
     // The buffer's overflows reach the receiver as holes in the sequence,
     // and the first hole seen in a queue twice RTAC's target says the queue
     // is another sender's. Without the holes RTAC is held at its own small
-    // window until about 10 s (the drain probes say so only after five
-    // cycles), and the competitor's CUBIC window gives little back after
-    // that: 5.1 Mbit/s against 28.6 (0.51 of it with them).
+    // window until the drain probes say so, and the competitor's CUBIC
+    // window gives little back after that (when they took five cycles,
+    // about 10 s: 5.1 Mbit/s against 28.6, 0.51 of it with the holes).
     let sc = beside_a_cubic_download("duration = \"30s\"\nmeasure_from = \"10s\"", "", "500ms");
     let (rtac, other) = beside(&sc, "rtac");
     assert!(rtac >= 0.4 * other, "rtac {rtac:.2} Mbit/s against {other:.2}");
@@ -278,7 +278,7 @@ fn on_a_slow_variable_link_its_probes_wait_for_its_own_queue_to_drain() {
     // within seconds: 5 packets per 40 ms RTT, about the least window a
     // drain probe advertises, so the arrivals during a probe cannot show
     // the queue draining. Probes measured before their queue had drained
-    // took the receiver's own queue for another sender's; after five, it
+    // took the receiver's own queue for another sender's; after a few, it
     // left the window to the sender and filled the 1000-packet buffer
     // (2.2-4.4 s of mean RTT).
     let trace = rtac_netmodel::link::synthetic_cellular(2, 60_000);

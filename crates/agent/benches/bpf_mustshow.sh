@@ -197,7 +197,18 @@ PY
 
 CG=/sys/fs/cgroup/unified/rtac-mustshow
 mkdir -p $CG
-DAEMON=""
+# The receiving program joins the daemon's cgroup first: `echo $$ > cgroup.procs; exec ...`.
+INCG="sh -c 'echo \$\$ > $CG/cgroup.procs; exec \"\$@\"' sh"
+# in_daemon FN ARGS...: FN ARGS... "$INCG" run under `rtac-dev daemon -c rtac`
+# on that cgroup; prints FN's line (the daemon's stderr is in $W/daemon.err).
+in_daemon() {
+  local pid line
+  "$BIN/rtac-dev" daemon -c rtac ${PARAMS:+-p "$PARAMS"} --cgroup $CG >&2 2>"$W/daemon.err" & pid=$!
+  sleep 1
+  line=$("$@" "$INCG")
+  kill -TERM $pid; wait $pid || true
+  printf '%s\n' "$line"
+}
 for i in $(seq "$RUNS"); do
   if part iperf4; then
     base=$(one_iperf "")
@@ -206,11 +217,7 @@ for i in $(seq "$RUNS"); do
       line=$(one_iperf "$BIN/rtac-dev run --mode bpf -c $ctl ${PARAMS:+-p $PARAMS} --")
       report_iperf "bpf $ctl" "$base" "$line"
     done
-    incg="sh -c 'echo \$\$ > $CG/cgroup.procs; exec \"\$@\"' sh"
-    "$BIN/rtac-dev" daemon -c rtac ${PARAMS:+-p "$PARAMS"} --cgroup $CG 2>"$W/daemon.err" & DAEMON=$!
-    sleep 1
-    line=$(one_iperf "$incg")
-    kill -TERM $DAEMON; wait $DAEMON || true
+    line=$(in_daemon one_iperf)
     report_iperf "daemon rtac" "$base" "$line"
     grep -o "window budgets.*" "$W/daemon.err" | head -1 || true
   fi
@@ -218,14 +225,10 @@ for i in $(seq "$RUNS"); do
     line=$(one_short "")
     report_short none "$line"
     for ctl in "rtac:budget=connection" "rtac"; do
-      line=$(one_short "$BIN/rtac run --mode bpf -c $ctl ${PARAMS:+-p $PARAMS} --")
+      line=$(one_short "$BIN/rtac-dev run --mode bpf -c $ctl ${PARAMS:+-p $PARAMS} --")
       report_short "bpf $ctl" "$line"
     done
-    incg="sh -c 'echo \$\$ > $CG/cgroup.procs; exec \"\$@\"' sh"
-    "$BIN/rtac" daemon -c rtac ${PARAMS:+-p "$PARAMS"} --cgroup $CG 2>"$W/daemon.err" & DAEMON=$!
-    sleep 1
-    line=$(one_short "$incg")
-    kill -TERM $DAEMON; wait $DAEMON || true
+    line=$(in_daemon one_short)
     report_short "daemon rtac" "$line"
     grep -o "window budgets.*" "$W/daemon.err" | head -1 || true
   fi
@@ -241,14 +244,9 @@ for i in $(seq "$RUNS"); do
       curl) cmd="curl -s -o $W/got.bin http://\$RTAC_SERVER:8080/f.bin" ;;
       go) cmd="$W/goget http://\$RTAC_SERVER:8080/f.bin $W/got.bin" ;;
     esac
-    # The client joins the daemon's cgroup first: `echo \$\$ > cgroup.procs; exec ...`.
-    incg="sh -c 'echo \$\$ > $CG/cgroup.procs; exec \"\$@\"' sh"
-    base=$(one "$cmd" "$incg")
+    base=$(one "$cmd" "$INCG")
     report "$client" none "" "$base"
-    "$BIN/rtac-dev" daemon -c rtac ${PARAMS:+-p "$PARAMS"} --cgroup $CG 2>"$W/daemon.err" & DAEMON=$!
-    sleep 1
-    ctl=$(one "$cmd" "$incg")
-    kill -TERM $DAEMON; wait $DAEMON || true
+    ctl=$(in_daemon one "$cmd")
     report "$client" "daemon rtac $PARAMS" "$base" "$ctl"
   done
 done

@@ -92,11 +92,21 @@ fn socket_or_error(
     err: *mut c_char,
     err_len: usize,
 ) -> *mut RtacSocket {
-    match attached {
-        Ok(Ok((driver, t0))) => {
-            let s = RtacSocket { inner: Mutex::new(Inner { driver: Some(driver), error: None, t0 }) };
-            Box::into_raw(Box::new(s))
-        }
+    boxed_or_error(attached, err, err_len, |(driver, t0)| RtacSocket {
+        inner: Mutex::new(Inner { driver: Some(driver), error: None, t0 }),
+    })
+}
+
+/// A handle made by `make` from what `made` returned, or NULL with the
+/// error (or a panic, as "internal error") written to `err`.
+fn boxed_or_error<T, H>(
+    made: std::thread::Result<Result<T, AgentError>>,
+    err: *mut c_char,
+    err_len: usize,
+    make: impl FnOnce(T) -> H,
+) -> *mut H {
+    match made {
+        Ok(Ok(v)) => Box::into_raw(Box::new(make(v))),
         Ok(Err(e)) => {
             write_err(err, err_len, &e.to_string());
             std::ptr::null_mut()
@@ -192,20 +202,10 @@ pub unsafe extern "C" fn rtac_group_new(
     err_len: usize,
 ) -> *mut RtacGroup {
     // SAFETY: forwarded contract.
-    match catch_unwind(|| unsafe { config(controller, params) }) {
-        Ok(Ok(cfg)) => {
-            let own = Arc::new(OwnController { kind: cfg.kind, params: cfg.params.clone() });
-            Box::into_raw(Box::new(RtacGroup { cfg, own, budget: Mutex::new(None) }))
-        }
-        Ok(Err(e)) => {
-            write_err(err, err_len, &e.to_string());
-            std::ptr::null_mut()
-        }
-        Err(_) => {
-            write_err(err, err_len, "internal error");
-            std::ptr::null_mut()
-        }
-    }
+    boxed_or_error(catch_unwind(|| unsafe { config(controller, params) }), err, err_len, |cfg| {
+        let own = Arc::new(OwnController { kind: cfg.kind, params: cfg.params.clone() });
+        RtacGroup { cfg, own, budget: Mutex::new(None) }
+    })
 }
 
 impl RtacGroup {

@@ -119,7 +119,7 @@ fn a_loss_in_a_queue_far_deeper_than_its_own_means_a_competitor_at_once() {
             Link { rate: share * 1e6 / 8.0, base: Duration::from_millis(20), other_queue: Duration::from_millis(150) }
         }
     };
-    let overflows = |ms: u64| ms >= 6000 && ms % 2000 == 0;
+    let overflows = |ms: u64| ms >= 6000 && ms.is_multiple_of(2000);
     let (got, _) = drive_lossy(Instant::ZERO, &mut rtac(""), 9, 1, link, overflows);
     assert!(got >= 0.9 * share * 1e6 / 8.0, "with the losses: {:.2} Mbit/s in the ninth second", got * 8e-6);
     // The control: the same without the losses is still held back then.

@@ -114,8 +114,9 @@ fn main() {
                 (*name, median(runs), lo, hi)
             })
             .collect();
-        let none = rows[0].1;
-        let paper = rows[2].1 - none;
+        let ns_of = |label: &str| rows.iter().find(|r| r.0.starts_with(label)).map_or(f64::NAN, |r| r.1);
+        let none = ns_of("none");
+        let paper = ns_of("rtac:k") - none;
         for (name, m, lo, hi) in rows {
             let ctl = m - none;
             println!(

@@ -310,6 +310,18 @@ impl Probe {
     }
 }
 
+/// A run of consecutive undrained probes.
+#[derive(Clone, Copy, Debug)]
+struct Undrained {
+    probes: u32,
+    /// Of those, the cooperative ones whose queue stood (their floor did
+    /// not halve the smoothed RTT of their start).
+    stood: u32,
+    /// The lowest and highest floor.
+    lo: Duration,
+    hi: Duration,
+}
+
 /// How a drain probe sees its queue drained, after which it measures.
 #[derive(Clone, Copy, Debug)]
 enum Drain {
@@ -339,10 +351,8 @@ pub struct Tuner {
     /// Minimum RTT of the current and of the previous probe cycle.
     min_cur: Option<Duration>,
     min_prev: Option<Duration>,
-    /// Consecutive undrained probes, with the lowest and highest floor.
-    undrained: Option<(u32, Duration, Duration)>,
-    /// How many of those were cooperative and found the queue standing.
-    stood: u32,
+    /// The run of undrained probes since the last drained one, if any.
+    undrained: Option<Undrained>,
     /// The measured Delta; `delta_fixed` overrides it.
     delta: Option<Duration>,
     delta_fixed: Option<Duration>,
@@ -400,7 +410,6 @@ impl Tuner {
             min_cur: None,
             min_prev: None,
             undrained: None,
-            stood: 0,
             delta: None,
             delta_fixed: delta,
             rate: WindowedMax::new(BW_ROUNDS),
@@ -601,11 +610,12 @@ impl Tuner {
                 // window, clear of the DRAINED_ARRIVALS threshold. On a link
                 // of a few packets per RTT the floor of four segments breaks
                 // that (a 4-segment window on a 5-packet link took a full
-                // buffer for drained at once), and the RTT samples decide. In the start-up and competitive
-                // modes the last period's rate is a share behind another
-                // sender's queue, not the link's, and arrivals decide: a
-                // wait for the RTT there would hold the window at a few
-                // packets for DRAIN_LIMIT RTTs while the competitor grows.
+                // buffer for drained at once), and the RTT samples decide.
+                // In the start-up and competitive modes the last period's
+                // rate is a share behind another sender's queue, not the
+                // link's, and arrivals decide: a wait for the RTT there
+                // would hold the window at a few packets for DRAIN_LIMIT
+                // RTTs while the competitor grows.
                 let by_arrivals = self.mode != Mode::Cooperative || 2.0 * (rwnd as f64) <= now_bdp;
                 let drain =
                     if by_arrivals { Drain::Arrivals { from: now, read: 0, peaked: false } } else { Drain::Rtt };
@@ -783,20 +793,18 @@ impl Tuner {
             self.undrained = None;
             self.mode = Mode::Cooperative;
         } else {
-            let (n, lo, hi) =
-                self.undrained.map_or((1, floor, floor), |(n, lo, hi)| (n + 1, lo.min(floor), hi.max(floor)));
-            if self.undrained.is_none() {
-                self.stood = 0;
-            }
-            self.undrained = Some((n, lo, hi));
-            self.stood += u32::from(self.mode == Mode::Cooperative && !p.halved(floor));
-            if self.stood >= COMPETITIVE_AFTER {
+            let stood = self.mode == Mode::Cooperative && !p.halved(floor);
+            let u = self.undrained.get_or_insert(Undrained { probes: 0, stood: 0, lo: floor, hi: floor });
+            (u.probes, u.lo, u.hi) = (u.probes + 1, u.lo.min(floor), u.hi.max(floor));
+            u.stood += u32::from(stood);
+            let u = *u;
+            if u.stood >= COMPETITIVE_AFTER {
                 self.mode = Mode::Competitive;
             }
             // Floors that agree probe after probe are a path whose RTT rose (a
             // route change, a handover), not a competitor's varying queue.
-            if n >= UNDRAINED_FORGET && hi - lo <= band(target_queue) {
-                (self.min_prev, self.min_cur) = (None, Some(lo));
+            if u.probes >= UNDRAINED_FORGET && u.hi - u.lo <= band(target_queue) {
+                (self.min_prev, self.min_cur) = (None, Some(u.lo));
                 self.undrained = None;
                 self.mode = Mode::Cooperative;
             }

@@ -133,6 +133,7 @@ mod fixed;
 mod link_budget;
 mod none;
 mod rtac;
+mod rtac_probe;
 pub mod rtac_tuning;
 
 pub use autotuning::{Autotuning, AutotuningParams};

@@ -139,6 +139,17 @@
 //!   the RTT decides instead, as on a slow link. The start-up probe drains
 //!   a queue that slow starts have just built while it measures, so
 //!   Delta's moving average starts from zero rather than from its sample.
+//!   Arrivals that never exceeded the window while the queue stood mean a
+//!   link that slowed below about half the rate the window came from (a
+//!   cellular link entering a slow phase): the queue is the start-up's own
+//!   data draining at the slower rate, and twice the bytes per RTT grows it
+//!   with the RTT it causes (on a 0.5 Mbit/s EVDO trace, windows of 100 KB
+//!   held tens of seconds of queue for most of a minute). The start-up
+//!   window is then bounded as the cooperative one is (**Window bound**),
+//!   from the windowed rate so that it does not follow a share that a
+//!   competitor takes. Arrivals that peaked above the window drained the
+//!   receiver's own share at its rate: a queue that then stood is another
+//!   sender's, and the start-up keeps growing.
 //!
 //! When several RTAC receivers share one queue, a probe by one of them
 //! removes its whole share minus half a BDP of its own: with up to about
@@ -146,6 +157,7 @@
 //! so they stay cooperative and the queue stays short.
 
 use super::rtac::k_from_bdp;
+use super::rtac_probe::{Drain, Probe, Undrained};
 use crate::estimators::WindowedMax;
 use crate::time::{Duration, Instant};
 
@@ -262,82 +274,6 @@ pub enum Mode {
     Competitive,
 }
 
-/// A drain probe in progress.
-#[derive(Clone, Copy, Debug)]
-struct Probe {
-    /// What tells that the queue has drained.
-    drain: Drain,
-    /// When the probe started, and when measuring starts at the latest,
-    /// drained or not.
-    start: Instant,
-    drain_deadline: Instant,
-    /// The measuring phase, once it has started: its start and end.
-    measure: Option<(Instant, Instant)>,
-    /// The window advertised during the probe, bytes.
-    rwnd: u64,
-    /// Started before a loss switched to competitive mode: its verdict,
-    /// against an RTT_m the loss has put in doubt, is not used.
-    stale: bool,
-    /// The smoothed RTT when it started (for a probe that joined another's,
-    /// the peak the RTT fell from).
-    srtt: Duration,
-    /// The top of the band above RTT*_m: an RTT sample under it shows the
-    /// queue drained (see [`Drain::Rtt`]).
-    below: Duration,
-    /// A competitive probe: the stream offset up to which the window
-    /// advertised before it may still bring data (the right edge), after
-    /// which alone it counts arrivals as drained.
-    edge: Option<u64>,
-    /// A probe that joined another's, or that confirms a drain: it lasts
-    /// until the queue has drained or [`JOIN_PROBE_RTTS`], so that every
-    /// receiver's share has left the queue while it measures.
-    joint: bool,
-    floor: Option<Duration>,
-    sum_ns: u128,
-    n: u64,
-}
-
-impl Probe {
-    /// Whether the data the window before a competitive probe let the
-    /// sender send has all been read, `consumed` bytes in.
-    fn edge_read(&self, consumed: u64) -> bool {
-        self.edge.is_none_or(|edge| consumed >= edge)
-    }
-
-    /// Whether the floor `floor` halved the smoothed RTT of the start.
-    fn halved(&self, floor: Duration) -> bool {
-        self.srtt >= floor.mul_f64(UNCONFIRMED_FALL)
-    }
-}
-
-/// A run of consecutive undrained probes.
-#[derive(Clone, Copy, Debug)]
-struct Undrained {
-    probes: u32,
-    /// Of those, the cooperative ones whose queue stood (their floor did
-    /// not halve the smoothed RTT of their start).
-    stood: u32,
-    /// The lowest and highest floor.
-    lo: Duration,
-    hi: Duration,
-}
-
-/// How a drain probe sees its queue drained, after which it measures.
-#[derive(Clone, Copy, Debug)]
-enum Drain {
-    /// The current interval (one RTT_m long) and the bytes read in it: an
-    /// interval that brings no more than [`DRAINED_ARRIVALS`] times the
-    /// probe's window, after one that brought more (`peaked`) outside
-    /// start-up.
-    Arrivals { from: Instant, read: u64, peaked: bool },
-    /// An RTT sample under the probe's `below` (the band above RTT*_m),
-    /// where that many bytes are not well under what the link delivers in
-    /// an RTT_m (a link of a few packets per RTT, under the window's floor
-    /// of four, or a variable link below its peak rate) and arrivals say
-    /// nothing of the queue.
-    Rtt,
-}
-
 /// The self-tuning state of one RTAC receiver.
 #[derive(Clone, Debug)]
 pub struct Tuner {
@@ -386,6 +322,10 @@ pub struct Tuner {
     edge: u64,
     /// The smoothed RTT at the last period.
     srtt: Duration,
+    /// A start-up probe met a link slower than the rate its window came
+    /// from and did not drain: the queue is the start-up's own data on a
+    /// link that slowed down, and the start-up window is bounded.
+    slowed: bool,
 }
 
 /// What the tuner decides for one period.
@@ -426,6 +366,7 @@ impl Tuner {
             consumed: 0,
             edge: 0,
             srtt: Duration::ZERO,
+            slowed: false,
         }
     }
 
@@ -448,7 +389,18 @@ impl Tuner {
         }
         let left = (1.0 - elapsed.as_secs_f64() / srtt.as_secs_f64()).max(0.0);
         let last_rtt = (bytes as f64 + self.last_bytes as f64 * left).min(2.0 * self.last_bytes as f64);
-        Some(2.0 * last_rtt)
+        let w = 2.0 * last_rtt;
+        Some(self.startup_bound().map_or(w, |b| w.min(b)))
+    }
+
+    /// The start-up window's bound once a start-up probe has found the link
+    /// slowed down ([`Tuner::slowed`]): [`DELIVERED_RTTS`] times the
+    /// bottleneck rate per RTT*_m, in bytes, as the cooperative window's
+    /// bound but from the windowed rate, so that it does not follow a
+    /// competitor's growing share down. `None` while unbounded.
+    fn startup_bound(&self) -> Option<f64> {
+        let rtt_m_star = self.rtt_m_star().filter(|_| self.slowed)?;
+        Some(DELIVERED_RTTS * self.rate()? * rtt_m_star.as_secs_f64())
     }
 
     pub fn probing(&self) -> bool {
@@ -632,6 +584,7 @@ impl Tuner {
                     below: rtt_m_star + band(target_queue),
                     edge: competitive.then_some(self.edge),
                     joint: fell || (competitive && self.unconfirmed_drain),
+                    slow: false,
                     floor: None,
                     sum_ns: 0,
                     n: 0,
@@ -656,7 +609,8 @@ impl Tuner {
             // rmem_max would keep the next probe from draining anything
             // until that much had arrived, and RTAC would not see the
             // competitor go.
-            Mode::Startup | Mode::Competitive => Decision::Grow(cap),
+            Mode::Startup => Decision::Grow(self.startup_bound().map_or(cap, |b| cap.min(b as u64))),
+            Mode::Competitive => Decision::Grow(cap),
         })
     }
 
@@ -710,6 +664,7 @@ impl Tuner {
                         // The link delivers no more than the window: the
                         // window came from a peak rate, and the RTT decides.
                         p.drain = Drain::Rtt;
+                        p.slow = true;
                     } else if low && edge_read {
                         p.measure = Some((now, now + rtt_min));
                     } else {
@@ -764,6 +719,10 @@ impl Tuner {
         };
         self.probes += 1;
         let drained = self.drains(&p, floor, rtt_m_star, target_queue);
+        // A start-up probe whose link delivered less than its window while
+        // the queue stood: the data in flight, the start-up's own, drains
+        // at a slower rate than the window came from.
+        self.slowed |= p.slow && !drained && self.mode == Mode::Startup;
         // The probe of a loss in start-up decides. A queue that stood
         // through RTAC's cut is a loss-based sender's, unless the RTT
         // halved: then it was the lone flow's own slow start draining from

@@ -23,3 +23,54 @@ fn periodic_probes_are_twenty_smoothed_rtts_apart_behind_a_deep_queue() {
     let coop = tuner(Mode::Cooperative, Duration::from_secs(1));
     assert!(!coop.probe_due(at(19.9)) && coop.probe_due(at(20.0)));
 }
+
+/// A start-up tuner that has delivered 1 MB/s over an RTT_m of 100 ms (a
+/// BDP of 100 KB), and a start-up probe of it that found the RTT at 900 ms,
+/// its queue standing; `slow`: its arrivals never exceeded its window.
+fn after_an_undrained_start_up_probe(slow: bool) -> Tuner {
+    let ms = Duration::from_millis;
+    let mut t = Tuner::new(None);
+    t.on_rtt_sample(Instant::ZERO, ms(100));
+    t.rate.push(1e6);
+    t.window.push(1e6);
+    let probe = Probe {
+        drain: Drain::Rtt,
+        start: Instant::ZERO + ms(2000),
+        drain_deadline: Instant::ZERO + ms(6000),
+        measure: Some((Instant::ZERO + ms(6000), Instant::ZERO + ms(6100))),
+        rwnd: 50_000,
+        stale: false,
+        srtt: ms(1000),
+        below: ms(130),
+        edge: None,
+        joint: false,
+        slow,
+        floor: Some(ms(900)),
+        sum_ns: 4 * ms(950).as_nanos() as u128,
+        n: 4,
+    };
+    t.finish_probe(Instant::ZERO + ms(6100), probe, ms(100), ms(38));
+    assert_eq!(t.mode, Mode::Startup, "no loss: still in start-up");
+    t
+}
+
+#[test]
+fn a_start_up_probe_that_meets_a_slower_link_bounds_the_start_up_window() {
+    // A period of 150 KB in 150 ms later (no probe due: a queue under
+    // twice the target, 1 s after the last probe).
+    let rtt = Duration::from_millis(150);
+    let period =
+        |t: &mut Tuner| t.on_period(Instant::ZERO + Duration::from_millis(7100), 150_000, rtt, rtt, 1448, (1.5, 1.38));
+    // The link delivered less than the probe's window: the 900 ms were the
+    // start-up's own data on a slower link. Twice the bytes per RTT_m at
+    // the bottleneck rate: 200 KB, not twice the 1 MB of the largest period.
+    let mut slowed = after_an_undrained_start_up_probe(true);
+    assert_eq!(period(&mut slowed), Some(Decision::Grow(200_000)));
+    assert_eq!(slowed.startup_window(Duration::ZERO, 0, rtt), Some(200_000.0));
+    // The control: arrivals that peaked above the window drained the
+    // receiver's own share at its rate, and the queue that stood is
+    // another sender's; the start-up keeps growing like Auto-tuning.
+    let mut peaked = after_an_undrained_start_up_probe(false);
+    assert_eq!(period(&mut peaked), Some(Decision::Grow(2_000_000)));
+    assert_eq!(peaked.startup_window(Duration::ZERO, 0, rtt), Some(300_000.0));
+}

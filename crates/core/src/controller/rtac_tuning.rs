@@ -141,15 +141,17 @@
 //!   Delta's moving average starts from zero rather than from its sample.
 //!   Arrivals that never exceeded the window while the queue stood mean a
 //!   link that slowed below about half the rate the window came from (a
-//!   cellular link entering a slow phase): the queue is the start-up's own
-//!   data draining at the slower rate, and twice the bytes per RTT grows it
-//!   with the RTT it causes (on a 0.5 Mbit/s EVDO trace, windows of 100 KB
-//!   held tens of seconds of queue for most of a minute). The start-up
-//!   window is then bounded as the cooperative one is (**Window bound**),
-//!   from the windowed rate so that it does not follow a share that a
-//!   competitor takes. Arrivals that peaked above the window drained the
-//!   receiver's own share at its rate: a queue that then stood is another
-//!   sender's, and the start-up keeps growing.
+//!   cellular link entering a slow phase): the queue is most likely the
+//!   start-up's own data draining at the slower rate, and twice the bytes
+//!   per RTT grows it with the RTT it causes (on a 0.5 Mbit/s EVDO trace,
+//!   windows of 100 KB held tens of seconds of queue for most of a
+//!   minute). Such a probe ends the start-up: RTAC's equations and the
+//!   window bound take over, and a sender that holds the queue (one whose
+//!   slow start took RTAC's share during the probe looks the same) shows
+//!   itself by the loss and probe rules of cooperative mode. Arrivals that
+//!   peaked above the window drained the receiver's own share at its rate:
+//!   a queue that then stood is another sender's, and the start-up goes
+//!   on.
 //!
 //! When several RTAC receivers share one queue, a probe by one of them
 //! removes its whole share minus half a BDP of its own: with up to about
@@ -322,10 +324,6 @@ pub struct Tuner {
     edge: u64,
     /// The smoothed RTT at the last period.
     srtt: Duration,
-    /// A start-up probe met a link slower than the rate its window came
-    /// from and did not drain: the queue is the start-up's own data on a
-    /// link that slowed down, and the start-up window is bounded.
-    slowed: bool,
 }
 
 /// What the tuner decides for one period.
@@ -366,7 +364,6 @@ impl Tuner {
             consumed: 0,
             edge: 0,
             srtt: Duration::ZERO,
-            slowed: false,
         }
     }
 
@@ -389,18 +386,7 @@ impl Tuner {
         }
         let left = (1.0 - elapsed.as_secs_f64() / srtt.as_secs_f64()).max(0.0);
         let last_rtt = (bytes as f64 + self.last_bytes as f64 * left).min(2.0 * self.last_bytes as f64);
-        let w = 2.0 * last_rtt;
-        Some(self.startup_bound().map_or(w, |b| w.min(b)))
-    }
-
-    /// The start-up window's bound once a start-up probe has found the link
-    /// slowed down ([`Tuner::slowed`]): [`DELIVERED_RTTS`] times the
-    /// bottleneck rate per RTT*_m, in bytes, as the cooperative window's
-    /// bound but from the windowed rate, so that it does not follow a
-    /// competitor's growing share down. `None` while unbounded.
-    fn startup_bound(&self) -> Option<f64> {
-        let rtt_m_star = self.rtt_m_star().filter(|_| self.slowed)?;
-        Some(DELIVERED_RTTS * self.rate()? * rtt_m_star.as_secs_f64())
+        Some(2.0 * last_rtt)
     }
 
     pub fn probing(&self) -> bool {
@@ -609,8 +595,7 @@ impl Tuner {
             // rmem_max would keep the next probe from draining anything
             // until that much had arrived, and RTAC would not see the
             // competitor go.
-            Mode::Startup => Decision::Grow(self.startup_bound().map_or(cap, |b| cap.min(b as u64))),
-            Mode::Competitive => Decision::Grow(cap),
+            Mode::Startup | Mode::Competitive => Decision::Grow(cap),
         })
     }
 
@@ -719,10 +704,6 @@ impl Tuner {
         };
         self.probes += 1;
         let drained = self.drains(&p, floor, rtt_m_star, target_queue);
-        // A start-up probe whose link delivered less than its window while
-        // the queue stood: the data in flight, the start-up's own, drains
-        // at a slower rate than the window came from.
-        self.slowed |= p.slow && !drained && self.mode == Mode::Startup;
         // The probe of a loss in start-up decides. A queue that stood
         // through RTAC's cut is a loss-based sender's, unless the RTT
         // halved: then it was the lone flow's own slow start draining from
@@ -767,6 +748,15 @@ impl Tuner {
                 self.undrained = None;
                 self.mode = Mode::Cooperative;
             }
+        }
+        // A start-up probe whose arrivals never exceeded its window while
+        // the queue stood met a link slower than the rate its window came
+        // from: the queue is most likely the start-up's own data, and
+        // growing twice the bytes per RTT from there grows it with the RTT
+        // it causes. RTAC's equations and their bound take over; a sender
+        // that holds the queue shows itself as in any cooperative phase.
+        if p.slow && !drained && self.mode == Mode::Startup {
+            self.mode = Mode::Cooperative;
         }
         // A joint probe's samples include the others' queues draining.
         if drained && !p.joint {

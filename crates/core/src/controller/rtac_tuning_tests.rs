@@ -24,16 +24,13 @@ fn periodic_probes_are_twenty_smoothed_rtts_apart_behind_a_deep_queue() {
     assert!(!coop.probe_due(at(19.9)) && coop.probe_due(at(20.0)));
 }
 
-/// A start-up tuner that has delivered 1 MB/s over an RTT_m of 100 ms (a
-/// BDP of 100 KB), after a start-up probe of it that found the RTT at
-/// 900 ms, its queue standing; `slow`: its arrivals never exceeded its
-/// window.
+/// A start-up tuner on a path whose RTT_m is 100 ms, after a start-up
+/// probe that found the RTT at 900 ms, its queue standing, with no loss;
+/// `slow`: the probe's arrivals never exceeded its window.
 fn after_an_undrained_start_up_probe(slow: bool) -> Tuner {
     let ms = Duration::from_millis;
     let mut t = Tuner::new(None);
     t.on_rtt_sample(Instant::ZERO, ms(100));
-    t.rate.push(1e6);
-    t.window.push(1e6);
     let probe = Probe {
         drain: Drain::Rtt,
         start: Instant::ZERO + ms(2000),

@@ -34,10 +34,6 @@ pub(super) struct Probe {
     /// until the queue has drained or [`JOIN_PROBE_RTTS`](super::rtac_tuning::JOIN_PROBE_RTTS), so that every
     /// receiver's share has left the queue while it measures.
     pub(super) joint: bool,
-    /// A start-up probe whose arrivals never exceeded [`DRAINED_ARRIVALS`](super::rtac_tuning::DRAINED_ARRIVALS)
-    /// times its window: the link delivered at most about half the rate
-    /// the window came from (see [`Drain::Rtt`]).
-    pub(super) slow: bool,
     pub(super) floor: Option<Duration>,
     pub(super) sum_ns: u128,
     pub(super) n: u64,

@@ -570,7 +570,6 @@ impl Tuner {
                     below: rtt_m_star + band(target_queue),
                     edge: competitive.then_some(self.edge),
                     joint: fell || (competitive && self.unconfirmed_drain),
-                    slow: false,
                     floor: None,
                     sum_ns: 0,
                     n: 0,
@@ -649,7 +648,6 @@ impl Tuner {
                         // The link delivers no more than the window: the
                         // window came from a peak rate, and the RTT decides.
                         p.drain = Drain::Rtt;
-                        p.slow = true;
                     } else if low && edge_read {
                         p.measure = Some((now, now + rtt_min));
                     } else {
@@ -749,13 +747,14 @@ impl Tuner {
                 self.mode = Mode::Cooperative;
             }
         }
-        // A start-up probe whose arrivals never exceeded its window while
-        // the queue stood met a link slower than the rate its window came
-        // from: the queue is most likely the start-up's own data, and
-        // growing twice the bytes per RTT from there grows it with the RTT
-        // it causes. RTAC's equations and their bound take over; a sender
-        // that holds the queue shows itself as in any cooperative phase.
-        if p.slow && !drained && self.mode == Mode::Startup {
+        // A start-up probe drains by the RTT only once its arrivals never
+        // exceeded its window (`on_consumed`): the link delivered less than
+        // the rate the window came from. If the queue stood, it is most
+        // likely the start-up's own data, and growing twice the bytes per
+        // RTT from there grows it with the RTT it causes. RTAC's equations
+        // and their bound take over; a sender that holds the queue shows
+        // itself as in any cooperative phase.
+        if matches!(p.drain, Drain::Rtt) && !drained && self.mode == Mode::Startup {
             self.mode = Mode::Cooperative;
         }
         // A joint probe's samples include the others' queues draining.

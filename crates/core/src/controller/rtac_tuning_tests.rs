@@ -26,13 +26,18 @@ fn periodic_probes_are_twenty_smoothed_rtts_apart_behind_a_deep_queue() {
 
 /// A start-up tuner on a path whose RTT_m is 100 ms, after a start-up
 /// probe that found the RTT at 900 ms, its queue standing, with no loss;
-/// `slow`: the probe's arrivals never exceeded its window.
+/// `slow`: the probe's arrivals never exceeded its window, so it drained
+/// by the RTT; otherwise they peaked above it.
 fn after_an_undrained_start_up_probe(slow: bool) -> Tuner {
     let ms = Duration::from_millis;
     let mut t = Tuner::new(None);
     t.on_rtt_sample(Instant::ZERO, ms(100));
     let probe = Probe {
-        drain: Drain::Rtt,
+        drain: if slow {
+            Drain::Rtt
+        } else {
+            Drain::Arrivals { from: Instant::ZERO + ms(5900), read: 0, peaked: true }
+        },
         start: Instant::ZERO + ms(2000),
         drain_deadline: Instant::ZERO + ms(6000),
         measure: Some((Instant::ZERO + ms(6000), Instant::ZERO + ms(6100))),
@@ -42,7 +47,6 @@ fn after_an_undrained_start_up_probe(slow: bool) -> Tuner {
         below: ms(130),
         edge: None,
         joint: false,
-        slow,
         floor: Some(ms(900)),
         sum_ns: 4 * ms(950).as_nanos() as u128,
         n: 4,

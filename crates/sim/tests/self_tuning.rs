@@ -348,3 +348,32 @@ fn beside_a_competitor_it_does_not_hold_its_sender_back_until_the_slow_starts_en
     // The control: the paper's RTAC holds its sender back from the start.
     assert!(paper < 0.8, "paper: {paper:.2}");
 }
+
+#[test]
+fn on_a_link_of_one_packet_per_rtt_it_does_not_fill_a_ten_packet_buffer() {
+    // 1 Mbit/s x 12 ms carries 1.04 packets per RTT: a window of ten
+    // packets, the usual least BDP estimate, fills a 10-packet buffer
+    // (116 ms of queue) as the Linux receiver does.
+    let sc = scenario(
+        r#"
+        duration = "30s"
+        measure_from = "5s"
+        controllers = ["rtac", { label = "linux", controller = "autotuning", params = { rmem_max = "16MB" } }]
+        [[link]]
+        rate = "1mbit"
+        delay = "6ms"
+        queue = "droptail:packets=10"
+        [[flow]]
+        cc = "cubic"
+        "#,
+    );
+    let rtac = &run_labelled(&sc, "rtac").flows[0];
+    let linux = &run_labelled(&sc, "linux").flows[0];
+    eprintln!(
+        "rtac {:.3} Mbit/s, {:.1} ms; linux {:.3} Mbit/s, {:.1} ms",
+        rtac.throughput_mbps, rtac.rtt_mean_ms, linux.throughput_mbps, linux.rtt_mean_ms
+    );
+    assert!(linux.rtt_mean_ms > 90.0, "the control fills the buffer: {:.1} ms", linux.rtt_mean_ms);
+    assert!(rtac.rtt_mean_ms <= 0.5 * linux.rtt_mean_ms, "rtac {:.1} ms", rtac.rtt_mean_ms);
+    assert!(rtac.throughput_mbps >= 0.95 * linux.throughput_mbps, "rtac {:.3} Mbit/s", rtac.throughput_mbps);
+}

@@ -13,7 +13,16 @@
 //!   BDP'^1.5 packets (eqs. (8), (11)), which exceeds the estimate BDP' itself
 //!   for any BDP' above 1 / (theta - 1) = 2.6 packets: an underestimate lets
 //!   more through than it assumed, so the next estimate is higher. The
-//!   estimate is floored at [`MIN_BDP_PKTS`], so this growth always starts.
+//!   estimate is floored at [`MIN_BDP_PKTS`], so this growth always starts
+//!   however far the estimate fell. On a link that has never delivered that
+//!   much, the floor is itself the error: the standing queue grows as the
+//!   cube of the BDP's error (§V-E), and on a link of one or two packets per
+//!   RTT a floor of ten filled buffers of 10-30 packets. The floor is
+//!   therefore at most [`DELIVERED_RTTS`] times the largest BDP the
+//!   connection has measured (the window bound below allows no more on
+//!   such a link), and at least [`MIN_WINDOW_PKTS`], above the 2.6 packets
+//!   the growth needs. An estimate that falls from a higher rate keeps the
+//!   floor of ten.
 //! - **RTT_m**: a windowed min that forgets. RTAC keeps a standing queue of
 //!   (theta - 1) BDP by design, so the no-queue RTT is seen only when the
 //!   receiver drains its own queue: every [`PROBE_INTERVAL`] (BBR's
@@ -208,7 +217,13 @@ pub const COMPETITIVE_AFTER: u32 = 2;
 /// receiver, like a queue held by another, except that its floor is steady.
 pub const UNDRAINED_FORGET: u32 = 6;
 /// The smallest BDP estimate, packets: Linux's initial window (RFC 6928).
+/// Lower on a link that never delivered [`MIN_BDP_PKTS`] / [`DELIVERED_RTTS`]
+/// packets in an RTT*_m: see [`Tuner::bdp_pkts`].
 pub const MIN_BDP_PKTS: f64 = 10.0;
+/// The least window the tuner sets, and the least BDP floor, packets: four
+/// segments (RFC 3390's initial window), above the 1 / (theta - 1) = 2.6
+/// packets that growth from an underestimate needs (eqs. (8), (11)).
+pub const MIN_WINDOW_PKTS: f64 = 4.0;
 /// The shortest RTT the self-tuning controller acts on: a sample below it
 /// counts as this long. A receiver's RTT samples are whole milliseconds
 /// where TCP timestamps tick in milliseconds (Linux), the live paths step
@@ -297,6 +312,8 @@ pub struct Tuner {
     /// Bytes per second delivered, per period, and in the last one.
     rate: WindowedMax,
     last_rate: f64,
+    /// The highest rate of any period so far, bytes per second.
+    peak_rate: f64,
     /// Bytes delivered in the last period.
     last_bytes: u64,
     /// Bytes delivered per period.
@@ -352,6 +369,7 @@ impl Tuner {
             delta_fixed: delta,
             rate: WindowedMax::new(BW_ROUNDS),
             last_rate: 0.0,
+            peak_rate: 0.0,
             last_bytes: 0,
             window: WindowedMax::new(BW_ROUNDS),
             high_periods: 0,
@@ -417,10 +435,15 @@ impl Tuner {
     }
 
     /// The path's BDP in packets: bottleneck rate x RTT*_m, at least
-    /// [`MIN_BDP_PKTS`].
+    /// [`MIN_BDP_PKTS`], or [`DELIVERED_RTTS`] times the largest BDP any
+    /// period has measured where that is less (not under
+    /// [`MIN_WINDOW_PKTS`]): a floor above what the link has ever carried
+    /// is not an underestimate that it corrects but a standing queue.
     pub fn bdp_pkts(&self, mss: u32) -> Option<f64> {
-        let bdp = self.rate()? * self.rtt_m_star()?.as_secs_f64() / mss as f64;
-        Some(bdp.max(MIN_BDP_PKTS))
+        let rtt_m_star = self.rtt_m_star()?.as_secs_f64();
+        let bdp = self.rate()? * rtt_m_star / mss as f64;
+        let peak = DELIVERED_RTTS * self.peak_rate * rtt_m_star / mss as f64;
+        Some(bdp.max(peak.clamp(MIN_WINDOW_PKTS, MIN_BDP_PKTS)))
     }
 
     /// Every valid RTT sample.
@@ -472,6 +495,7 @@ impl Tuner {
         if self.probe.is_none() && !span.is_zero() {
             self.last_rate = bytes as f64 / span.as_secs_f64();
             self.rate.push(self.last_rate);
+            self.peak_rate = self.peak_rate.max(self.last_rate);
             self.window.push(bytes as f64);
         }
         let rtt_m_star = self.rtt_m_star()?;
@@ -541,7 +565,7 @@ impl Tuner {
                 // period's rate (the rate may just have dropped): the link
                 // stays about half used while the queue drains.
                 let now_bdp = self.last_rate * rtt_m_star.as_secs_f64();
-                let rwnd = (now_bdp.min(bdp * mss as f64) / 2.0).max(4.0 * mss as f64) as u64;
+                let rwnd = (now_bdp.min(bdp * mss as f64) / 2.0).max(MIN_WINDOW_PKTS * mss as f64) as u64;
                 // Arrivals show the queue draining only when the probe's
                 // window is at most half what the link delivers in an RTT_m,
                 // as planned: a queue still draining then brings twice the
@@ -586,7 +610,8 @@ impl Tuner {
         // Twice the bytes the last period delivered in one RTT*_m (DRWA's
         // lambda = 2 applied to the no-queue RTT, Jiang et al. 2012) is
         // more than RTAC's own operating point, theta BDP, and bounds that.
-        let drain_cap = (DELIVERED_RTTS * self.last_rate * rtt_m_star.as_secs_f64()).max(4.0 * mss as f64) as u64;
+        let drain_cap =
+            (DELIVERED_RTTS * self.last_rate * rtt_m_star.as_secs_f64()).max(MIN_WINDOW_PKTS * mss as f64) as u64;
         Some(match self.mode {
             Mode::Cooperative => Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap: cap.min(drain_cap) },
             // Not unbounded in competitive mode: a receiver does not pull

@@ -70,3 +70,43 @@ fn a_start_up_probe_that_meets_a_slower_link_ends_the_start_up() {
     assert_eq!(peaked.mode, Mode::Startup);
     assert!(peaked.startup_window(Duration::ZERO, 0, Duration::from_millis(150)).is_some());
 }
+
+/// A cooperative tuner on a path whose RTT_m is 12 ms, after a run of
+/// counting periods of one RTT_m at each rate of `mbps` in turn.
+fn after_periods_at(mbps: &[f64]) -> Tuner {
+    let rtt = Duration::from_millis(12);
+    let mut t = Tuner::new(None);
+    t.on_rtt_sample(Instant::ZERO, rtt);
+    t.mode = Mode::Cooperative;
+    let mut now = Instant::ZERO;
+    for &rate in mbps {
+        for _ in 0..2 * BW_ROUNDS {
+            now += rtt;
+            let bytes = (rate * 1e6 / 8.0 * rtt.as_secs_f64()) as u64;
+            t.on_period(now, bytes, rtt, rtt, 1448, (1.5, 1.38));
+        }
+    }
+    t
+}
+
+#[test]
+fn the_bdp_floor_is_no_more_than_twice_what_the_link_has_ever_carried() {
+    let bdp = |mbps: &[f64]| after_periods_at(mbps).bdp_pkts(1448).unwrap();
+    // 1 Mbit/s x 12 ms is about one packet: a floor of ten would hold
+    // nine of them in the queue. The floor is four packets, the least
+    // from which an underestimate grows.
+    let tiny = bdp(&[1.0]);
+    assert!((tiny - MIN_WINDOW_PKTS).abs() < 1e-9, "{tiny} packets at 1 Mbit/s");
+    // 3 Mbit/s: 3.1 packets, so the floor is twice that.
+    let small = bdp(&[3.0]);
+    let want = 2.0 * 3e6 / 8.0 * 0.012 / 1448.0;
+    assert!((small - want).abs() < 1e-6, "{small} packets at 3 Mbit/s, want {want}");
+    // The control: the same 1 Mbit/s after the link has carried 20 Mbit/s
+    // (20 packets per RTT_m) is an estimate that fell, and keeps the floor
+    // of ten from which it grows back.
+    let fell = bdp(&[20.0, 1.0]);
+    assert!((fell - MIN_BDP_PKTS).abs() < 1e-9, "{fell} packets after 20 Mbit/s");
+    // Above the floor the estimate is the windowed rate's own.
+    let fast = bdp(&[20.0]);
+    assert!((fast - 20e6 / 8.0 * 0.012 / 1448.0).abs() < 1e-6, "{fast} packets at 20 Mbit/s");
+}

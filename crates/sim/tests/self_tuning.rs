@@ -17,6 +17,14 @@ fn run_labelled(sc: &Scenario, label: &str) -> RunResult {
     run(sc, choice, &Default::default())
 }
 
+/// One CUBIC download over one `link`, with `timing`, run with `rtac` and
+/// with the Linux receiver (`autotuning`, `rmem_max`) labelled `linux`.
+fn beside_linux(timing: &str, rmem_max: &str, link: &str) -> Scenario {
+    scenario(&format!(
+        "{timing}\ncontrollers = [\"rtac\", {{ label = \"linux\", controller = \"autotuning\", params = {{ rmem_max = \"{rmem_max}\" }} }}]\n[[link]]\n{link}\n[[flow]]\ncc = \"cubic\"\n"
+    ))
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -38,17 +46,10 @@ fn its_start_up_keeps_pace_with_the_linux_receiver_on_a_long_fast_path() {
     // window of twice the last period's bytes, set at the period's end,
     // grows by sqrt(2) per RTT (353 Mbit/s over the first 2 s, against
     // 619 with the window counted over the last RTT as data arrives).
-    let sc = scenario(
-        r#"
-        duration = "2s"
-        controllers = ["rtac", { label = "linux", controller = "autotuning", params = { rmem_max = "64MB" } }]
-        [[link]]
-        rate = "1gbit"
-        delay = "40ms"
-        queue = "droptail:packets=30000"
-        [[flow]]
-        cc = "cubic"
-        "#,
+    let sc = beside_linux(
+        "duration = \"2s\"",
+        "64MB",
+        "rate = \"1gbit\"\ndelay = \"40ms\"\nqueue = \"droptail:packets=30000\"",
     );
     let rtac = run_labelled(&sc, "rtac").flows[0].throughput_mbps;
     let linux = run_labelled(&sc, "linux").flows[0].throughput_mbps;
@@ -354,18 +355,10 @@ fn on_a_link_of_one_packet_per_rtt_it_does_not_fill_a_ten_packet_buffer() {
     // 1 Mbit/s x 12 ms carries 1.04 packets per RTT: a window of ten
     // packets, the usual least BDP estimate, fills a 10-packet buffer
     // (116 ms of queue) as the Linux receiver does.
-    let sc = scenario(
-        r#"
-        duration = "30s"
-        measure_from = "5s"
-        controllers = ["rtac", { label = "linux", controller = "autotuning", params = { rmem_max = "16MB" } }]
-        [[link]]
-        rate = "1mbit"
-        delay = "6ms"
-        queue = "droptail:packets=10"
-        [[flow]]
-        cc = "cubic"
-        "#,
+    let sc = beside_linux(
+        "duration = \"30s\"\nmeasure_from = \"5s\"",
+        "16MB",
+        "rate = \"1mbit\"\ndelay = \"6ms\"\nqueue = \"droptail:packets=10\"",
     );
     let rtac = &run_labelled(&sc, "rtac").flows[0];
     let linux = &run_labelled(&sc, "linux").flows[0];

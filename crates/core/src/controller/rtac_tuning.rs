@@ -220,9 +220,10 @@ pub const UNDRAINED_FORGET: u32 = 6;
 /// Lower on a link that never delivered [`MIN_BDP_PKTS`] / [`DELIVERED_RTTS`]
 /// packets in an RTT*_m: see [`Tuner::bdp_pkts`].
 pub const MIN_BDP_PKTS: f64 = 10.0;
-/// The least window the tuner sets, and the least BDP floor, packets: four
-/// segments (RFC 3390's initial window), above the 1 / (theta - 1) = 2.6
-/// packets that growth from an underestimate needs (eqs. (8), (11)).
+/// The least window of a drain probe and of the cooperative bound, and the
+/// least BDP floor, packets: four segments (RFC 3390's initial window),
+/// above the 1 / (theta - 1) = 2.6 packets that growth from an
+/// underestimate needs (eqs. (8), (11)).
 pub const MIN_WINDOW_PKTS: f64 = 4.0;
 /// The shortest RTT the self-tuning controller acts on: a sample below it
 /// counts as this long. A receiver's RTT samples are whole milliseconds

@@ -21,7 +21,14 @@ fn run_labelled(sc: &Scenario, label: &str) -> RunResult {
 /// with the Linux receiver (`autotuning`, `rmem_max`) labelled `linux`.
 fn beside_linux(timing: &str, rmem_max: &str, link: &str) -> Scenario {
     scenario(&format!(
-        "{timing}\ncontrollers = [\"rtac\", {{ label = \"linux\", controller = \"autotuning\", params = {{ rmem_max = \"{rmem_max}\" }} }}]\n[[link]]\n{link}\n[[flow]]\ncc = \"cubic\"\n"
+        r#"
+        {timing}
+        controllers = ["rtac", {{ label = "linux", controller = "autotuning", params = {{ rmem_max = "{rmem_max}" }} }}]
+        [[link]]
+        {link}
+        [[flow]]
+        cc = "cubic"
+        "#
     ))
 }
 
@@ -46,11 +53,8 @@ fn its_start_up_keeps_pace_with_the_linux_receiver_on_a_long_fast_path() {
     // window of twice the last period's bytes, set at the period's end,
     // grows by sqrt(2) per RTT (353 Mbit/s over the first 2 s, against
     // 619 with the window counted over the last RTT as data arrives).
-    let sc = beside_linux(
-        "duration = \"2s\"",
-        "64MB",
-        "rate = \"1gbit\"\ndelay = \"40ms\"\nqueue = \"droptail:packets=30000\"",
-    );
+    let sc =
+        beside_linux("duration = '2s'", "64MB", "rate = '1gbit'\ndelay = '40ms'\nqueue = 'droptail:packets=30000'");
     let rtac = run_labelled(&sc, "rtac").flows[0].throughput_mbps;
     let linux = run_labelled(&sc, "linux").flows[0].throughput_mbps;
     eprintln!("first 2 s: rtac {rtac:.1} Mbit/s, linux {linux:.1}");
@@ -356,9 +360,9 @@ fn on_a_link_of_one_packet_per_rtt_it_does_not_fill_a_ten_packet_buffer() {
     // packets, the usual least BDP estimate, fills a 10-packet buffer
     // (116 ms of queue) as the Linux receiver does.
     let sc = beside_linux(
-        "duration = \"30s\"\nmeasure_from = \"5s\"",
+        "duration = '30s'\nmeasure_from = '5s'",
         "16MB",
-        "rate = \"1mbit\"\ndelay = \"6ms\"\nqueue = \"droptail:packets=10\"",
+        "rate = '1mbit'\ndelay = '6ms'\nqueue = 'droptail:packets=10'",
     );
     let rtac = &run_labelled(&sc, "rtac").flows[0];
     let linux = &run_labelled(&sc, "linux").flows[0];

@@ -7,12 +7,15 @@
 //! report gives the pass rate per category with a 95 % interval and the
 //! worst cases ([`report`]); with an output directory the census is
 //! resumable and every failing case is written as a scenario file that
-//! `rtac sim` replays ([`out`]).
+//! `rtac sim` replays ([`out`]). Two censuses of the same draw compare
+//! network by network, with a test of whether a change moved a category
+//! more than chance ([`compare`]).
 //!
 //! Everything is a pure function of the census seed and the index of a
 //! network, so a census split over machines (Python's Ray backend) gives
 //! the same rows as one run on one machine.
 
+pub mod compare;
 pub mod draw;
 pub mod judge;
 pub mod out;

@@ -1,10 +1,12 @@
 //! `rtac census`: receivers measured on random networks (crates/census).
 //! Prints the pass rate per category and receiver, the catastrophic
 //! single-flow cases and the worst cases; `--out DIR` makes it resumable
-//! and writes every failing case as a scenario file.
+//! and writes every failing case as a scenario file. `--compare BEFORE
+//! AFTER` compares two such directories network by network.
 
 use crate::Failure;
 use clap::Args;
+use rtac_census::compare::{self, Census};
 use rtac_census::out::Output;
 use rtac_census::{report, Category, CensusError, Settings, Traces};
 use std::path::PathBuf;
@@ -56,6 +58,13 @@ pub(crate) struct CensusArgs {
     /// Print the categories with their ranges and exit.
     #[arg(long)]
     list: bool,
+
+    /// Compare two --out directories of the same draw network by network
+    /// (each receiver both measured: per category the pass rates, the
+    /// networks that now pass and now fail, McNemar's exact p, and the
+    /// catastrophic cases), and exit. Runs nothing.
+    #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"], conflicts_with_all = ["out", "list"])]
+    compare: Vec<PathBuf>,
 }
 
 fn input(e: CensusError) -> Failure {
@@ -63,6 +72,11 @@ fn input(e: CensusError) -> Failure {
 }
 
 pub(crate) fn census(args: &CensusArgs) -> Result<(), Failure> {
+    if let [before, after] = args.compare.as_slice() {
+        let (before, after) = (Census::read(before).map_err(input)?, Census::read(after).map_err(input)?);
+        print!("{}", compare::compare(&before, &after).map_err(input)?);
+        return Ok(());
+    }
     if args.list {
         for c in Category::ALL {
             println!("{:<7} {}", c.name(), c.ranges());

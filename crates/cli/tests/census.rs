@@ -60,3 +60,47 @@ fn census_input_errors_name_the_option_and_what_is_wrong() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// A census directory as `rtac census --out` leaves it, with `rtac`'s
+/// verdicts `(pass, catastrophic)` on fixed networks 0, 1, 2, ...
+fn census_dir(test: &str, seed: u64, verdicts: &[(u8, u8)]) -> PathBuf {
+    let dir = temp_dir(test);
+    std::fs::create_dir_all(&dir).unwrap();
+    let id = format!(
+        "# rtac census\nformat = 2\nseed = {seed}\ncategories = [\"fixed\"]\nbaseline = \"autotuning\"\ncontrollers = [\"rtac\"]\ntraces = []\n"
+    );
+    std::fs::write(dir.join("census.toml"), id).unwrap();
+    let mut rows = String::from(
+        "index,category,receiver,mbps,rtt_ms,share,jain,pass,catastrophic,thr_ratio,rtt_ratio,wall_s,network\n",
+    );
+    for (i, (pass, cat)) in verdicts.iter().enumerate() {
+        rows.push_str(&format!("{i},fixed,autotuning,10,100,,,,,,,0.1,\"net\"\n"));
+        rows.push_str(&format!("{i},fixed,rtac,10,50,,,{pass},{cat},1.0,0.5,0.1,\"net\"\n"));
+    }
+    std::fs::write(dir.join("networks.csv"), rows).unwrap();
+    dir
+}
+
+#[test]
+fn census_compare_counts_flips_network_by_network_and_refuses_another_draw() {
+    let before = census_dir("cmp-before", 5, &[(1, 0), (1, 0), (0, 1), (0, 0), (1, 0), (1, 0)]);
+    let after = census_dir("cmp-after", 5, &[(1, 0), (0, 0), (1, 0), (1, 0), (1, 0), (1, 0)]);
+    let o = rtac().args(["census", "--compare"]).arg(&before).arg(&after).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    // 4 of 6 pass before, 5 after; two now pass, one now fails; the
+    // catastrophic case is gone. An uneven split of three flips is no
+    // evidence: p = 2 (1 + 3) / 8 = 1.
+    let fixed = out.lines().find(|l| l.starts_with("fixed")).unwrap_or_else(|| panic!("no fixed row:\n{out}"));
+    let cells: Vec<&str> = fixed.split_whitespace().collect();
+    assert_eq!(cells, ["fixed", "6", "66.7%", "83.3%", "2", "1", "1.000", "1", "->", "0"], "{out}");
+    // Another seed drew other networks: an error that names the field.
+    let other = census_dir("cmp-other", 6, &[(1, 0)]);
+    let o = rtac().args(["census", "--compare"]).arg(&before).arg(&other).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("`seed` is 6") && err.contains("drew different networks"), "{err}");
+    for d in [before, after, other] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -12,7 +12,7 @@
 //! sign test on the discordant pairs) says how likely a split at least as
 //! uneven as the one seen would be if the change did nothing: two-sided
 //! p = min(1, 2 P(X <= min(+, -))) with X ~ Binomial(+ + -, 1/2)
-//! (McNemar, Psychometrika 1947; the exact form of Fay, R Journal 2010).
+//! (McNemar, Psychometrika 1947, in its exact binomial form).
 //!
 //! Both directories must hold the same draw: `census.toml` agrees on the
 //! format, the seed, the categories and the traces. Receivers are matched
@@ -165,8 +165,8 @@ pub fn sign_test(a: usize, b: usize) -> f64 {
     (2.0 * sum.exp()).min(1.0)
 }
 
-/// The comparison of `receiver` across two censuses: per category in
-/// `Category::ALL` order, then all categories.
+/// One receiver's verdicts in two censuses, paired on the networks both
+/// ran: per category in `Category::ALL` order, then all categories.
 pub fn pair(before: &BTreeMap<u64, Outcome>, after: &BTreeMap<u64, Outcome>) -> Vec<(Option<Category>, Paired)> {
     let mut by_cat: BTreeMap<Category, Paired> = BTreeMap::new();
     let mut all = Paired::default();

@@ -290,8 +290,7 @@ mod tests {
     #[test]
     fn a_bad_row_is_named_by_its_line() {
         let path = Path::new("x/networks.csv");
-        let head =
-            "index,category,receiver,mbps,rtt_ms,share,jain,pass,catastrophic,thr_ratio,rtt_ratio,wall_s,network\n";
+        let head = format!("{}\n", crate::out::HEADER);
         let ok = format!("{head}0,fixed,autotuning,1,1,,,,,,,0.1,\"n\"\n0,fixed,rtac,1,1,,,1,0,1,1,0.1,\"n\"\n");
         let rows = parse_rows(path, &ok).unwrap();
         assert_eq!(rows["rtac"][&0], outcome(Category::Fixed, true, false));

@@ -21,7 +21,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-const HEADER: &str =
+/// The header of `networks.csv`.
+pub(crate) const HEADER: &str =
     "index,category,receiver,mbps,rtt_ms,share,jain,pass,catastrophic,thr_ratio,rtt_ratio,wall_s,network";
 /// The generator's format: 2 draws a `multi` network's connections as one
 /// receiver (one budget under `rtac`); rows of format 1 judged them apart.

@@ -14,8 +14,9 @@
 //! p = min(1, 2 P(X <= min(+, -))) with X ~ Binomial(+ + -, 1/2)
 //! (McNemar, Psychometrika 1947, in its exact binomial form).
 //!
-//! Both directories must hold the same draw: `census.toml` agrees on the
-//! format, the seed, the categories and the traces. Receivers are matched
+//! Both directories must hold the same draw judged the same way:
+//! `census.toml` agrees on the format, the seed, the categories, the traces
+//! and the baseline. Receivers are matched
 //! by their specification (`rtac`, `rtac:k=3e-7`); a receiver present in
 //! only one is left out.
 
@@ -29,8 +30,16 @@ use std::path::{Path, PathBuf};
 /// is refused rather than read into memory.
 const MAX_ROWS_BYTES: u64 = 1 << 30;
 
-/// The lines of `census.toml` that fix which networks are drawn.
-const DRAW_KEYS: [&str; 4] = ["format", "seed", "categories", "traces"];
+/// The lines of `census.toml` two compared censuses must share, each with
+/// what differs if they do not: the first four fix which networks are
+/// drawn, the baseline is what every verdict is judged against.
+const DRAW_KEYS: [(&str, &str); 5] = [
+    ("format", "drew different networks"),
+    ("seed", "drew different networks"),
+    ("categories", "drew different networks"),
+    ("traces", "drew different networks"),
+    ("baseline", "judged their receivers against different baselines"),
+];
 
 /// One receiver's verdict on one network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,12 +69,12 @@ impl Census {
         let mut draw = BTreeMap::new();
         for line in id.lines().filter(|l| !l.starts_with('#')) {
             if let Some((key, value)) = line.split_once(" = ") {
-                if let Some(k) = DRAW_KEYS.iter().find(|k| **k == key.trim()) {
+                if let Some((k, _)) = DRAW_KEYS.iter().find(|(k, _)| *k == key.trim()) {
                     draw.insert(*k, value.trim().to_string());
                 }
             }
         }
-        if let Some(missing) = DRAW_KEYS.iter().find(|k| !draw.contains_key(*k)) {
+        if let Some((missing, _)) = DRAW_KEYS.iter().find(|(k, _)| !draw.contains_key(k)) {
             return Err(err(&id_path, format!("no `{missing}` line: not a census directory's census.toml")));
         }
         let rows_path = dir.join("networks.csv");
@@ -183,12 +192,12 @@ pub fn pair(before: &BTreeMap<u64, Outcome>, after: &BTreeMap<u64, Outcome>) -> 
 /// Compares two census directories of the same draw: a report per
 /// receiver that both measured.
 pub fn compare(before: &Census, after: &Census) -> Result<String, CensusError> {
-    for key in DRAW_KEYS {
+    for (key, differs) in DRAW_KEYS {
         if before.draw[key] != after.draw[key] {
             return Err(err(
                 &after.dir.join("census.toml"),
                 format!(
-                    "`{key}` is {} where {} has {}: the two censuses drew different networks",
+                    "`{key}` is {} where {} has {}: the two censuses {differs}",
                     after.draw[key],
                     before.dir.join("census.toml").display(),
                     before.draw[key]

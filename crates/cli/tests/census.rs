@@ -64,10 +64,15 @@ fn census_input_errors_name_the_option_and_what_is_wrong() {
 /// A census directory as `rtac census --out` leaves it, with `rtac`'s
 /// verdicts `(pass, catastrophic)` on fixed networks 0, 1, 2, ...
 fn census_dir(test: &str, seed: u64, verdicts: &[(u8, u8)]) -> PathBuf {
+    census_dir_with(test, seed, "autotuning", verdicts)
+}
+
+/// [`census_dir`] judged against `baseline`.
+fn census_dir_with(test: &str, seed: u64, baseline: &str, verdicts: &[(u8, u8)]) -> PathBuf {
     let dir = temp_dir(test);
     std::fs::create_dir_all(&dir).unwrap();
     let id = format!(
-        "# rtac census\nformat = 2\nseed = {seed}\ncategories = [\"fixed\"]\nbaseline = \"autotuning\"\ncontrollers = [\"rtac\"]\ntraces = []\n"
+        "# rtac census\nformat = 2\nseed = {seed}\ncategories = [\"fixed\"]\nbaseline = \"{baseline}\"\ncontrollers = [\"rtac\"]\ntraces = []\n"
     );
     std::fs::write(dir.join("census.toml"), id).unwrap();
     let mut rows = String::from(
@@ -100,7 +105,14 @@ fn census_compare_counts_flips_network_by_network_and_refuses_another_draw() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("`seed` is 6") && err.contains("drew different networks"), "{err}");
-    for d in [before, after, other] {
+    // The same networks judged against another baseline: verdicts that do
+    // not pair.
+    let judged = census_dir_with("cmp-judged", 5, "autotuning:rmem_max=16MB", &[(1, 0)]);
+    let o = rtac().args(["census", "--compare"]).arg(&before).arg(&judged).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("`baseline` is \"autotuning:rmem_max=16MB\"") && err.contains("different baselines"), "{err}");
+    for d in [before, after, other, judged] {
         let _ = std::fs::remove_dir_all(d);
     }
 }

@@ -484,22 +484,18 @@ impl Many {
         Many(all)
     }
 
-    /// Sends `cmd(i)` to each worker `i` it gives one to (all if `None` is
-    /// given to none, the first lines), and returns those workers' next lines.
-    fn ask(&mut self, cmd: impl Fn(usize) -> Option<String>) -> Vec<String> {
-        let mut asked: Vec<usize> = (0..self.0.len()).filter(|&i| cmd(i).is_some()).collect();
-        if asked.is_empty() {
-            asked = (0..self.0.len()).collect();
+    /// Sends `cmd` (if any) to the workers `which`, all before any
+    /// answers, and returns each one's next line.
+    fn ask(&mut self, which: std::ops::Range<usize>, cmd: Option<&str>) -> Vec<String> {
+        let workers = &mut self.0[which];
+        for (c, _) in workers.iter_mut().filter(|_| cmd.is_some()) {
+            c.stdin.as_mut().unwrap().write_all(format!("{}\n", cmd.unwrap()).as_bytes()).unwrap();
         }
-        for &i in asked.iter().filter(|&&i| cmd(i).is_some()) {
-            let line = cmd(i).unwrap() + "\n";
-            self.0[i].0.stdin.as_mut().unwrap().write_all(line.as_bytes()).unwrap();
-        }
-        asked
-            .iter()
-            .map(|&i| {
+        workers
+            .iter_mut()
+            .map(|(_, out)| {
                 let mut line = String::new();
-                self.0[i].1.read_line(&mut line).unwrap();
+                out.read_line(&mut line).unwrap();
                 line.trim().to_string()
             })
             .collect()
@@ -530,16 +526,15 @@ fn seventy_thousand_sockets_leave_a_new_connection_the_kernel_s_window_and_are_c
     // megabyte or two on loopback; the controller's initial one is 64 KB.
     const BOUND: u64 = 4 * 65_536;
     let cg = Cgroup::new("many");
-    let script = tmp("many.py");
-    std::fs::write(&script, MANY).unwrap();
     // The autotuning controller holds 64 KB until it has measured the
     // socket: a socket that got no answer would keep it.
     let mut d = Daemon::start(&["-c", "autotuning", "--max-sockets", &CAPACITY.to_string()], &cg.0);
     // A process may hold no more than RLIMIT_NOFILE's hard limit of
     // descriptors (20,000 here, and raising it needs CAP_SYS_RESOURCE):
     // 8 processes, each with both ends of 8,750 connections.
-    let mut many = Many::start(&cg.0, N, 8, BOUND);
-    let mut opened = Many::opened(&many.ask(|_| None));
+    const WORKERS: usize = 8;
+    let mut many = Many::start(&cg.0, N, WORKERS as u64, BOUND);
+    let mut opened = Many::opened(&many.ask(0..WORKERS, None));
     assert_eq!(opened, N, "the connections");
     // The daemon tracks as many as it may and counts the others. (A socket
     // whose first sample the full ring buffer dropped is counted there, not
@@ -565,7 +560,7 @@ fn seventy_thousand_sockets_leave_a_new_connection_the_kernel_s_window_and_are_c
             break;
         }
         eprintln!("{short} short of capacity after {} socket(s) given back: filling", given(&status));
-        opened += Many::opened(&many.ask(|_| Some(format!("fill {}", short / 8 + 16))));
+        opened += Many::opened(&many.ask(0..WORKERS, Some(&format!("fill {}", short / WORKERS as u64 + 16))));
     }
     let head = |s: &str| s[..s.len().min(600)].to_string();
     assert_eq!(tracked(&status), CAPACITY, "{}", head(&status));
@@ -575,7 +570,7 @@ fn seventy_thousand_sockets_leave_a_new_connection_the_kernel_s_window_and_are_c
     // A new connection: its window grows like the kernel's own, it is not
     // held at the controller's initial 64 KB.
     let before = status;
-    let lines = many.ask(|i| (i == 0).then(|| "download".to_string()));
+    let lines = many.ask(0..1, Some("download"));
     let w: Vec<f64> = lines[0].strip_prefix("WINDOW").unwrap().split_whitespace().map(|x| x.parse().unwrap()).collect();
     assert!(w[1] as u64 > BOUND, "the new connection's window stayed small (first, last clamp, s): {w:?}");
     eprintln!("the new connection's clamp: first {}, then {} after {} s", w[0], w[1], w[2]);
@@ -588,7 +583,7 @@ fn seventy_thousand_sockets_leave_a_new_connection_the_kernel_s_window_and_are_c
     assert!(given(&status) > given(&before), "given back: {} then\n{}", given(&before), head(&status));
     // All closed at once: the table empties (ends the full ring buffer
     // could not take are reaped).
-    assert!(many.ask(|_| Some("close".to_string())).iter().all(|l| l == "CLOSED"));
+    assert!(many.ask(0..WORKERS, Some("close")).iter().all(|l| l == "CLOSED"));
     let status = status_until(Duration::from_secs(30), |s| count_before(s, "connection(s) tracked") == Some(0));
     assert_eq!(count_before(&status, "connection(s) tracked"), Some(0), "{}", head(&status));
     eprintln!("all closed: {}", status.lines().take(2).collect::<Vec<_>>().join(" / "));

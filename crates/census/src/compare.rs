@@ -33,7 +33,7 @@ const MAX_ROWS_BYTES: u64 = 1 << 30;
 /// The lines of `census.toml` two compared censuses must share, each with
 /// what differs if they do not: the first four fix which networks are
 /// drawn, the baseline is what every verdict is judged against.
-const DRAW_KEYS: [(&str, &str); 5] = [
+const SAME_KEYS: [(&str, &str); 5] = [
     ("format", "drew different networks"),
     ("seed", "drew different networks"),
     ("categories", "drew different networks"),
@@ -69,12 +69,12 @@ impl Census {
         let mut draw = BTreeMap::new();
         for line in id.lines().filter(|l| !l.starts_with('#')) {
             if let Some((key, value)) = line.split_once(" = ") {
-                if let Some((k, _)) = DRAW_KEYS.iter().find(|(k, _)| *k == key.trim()) {
+                if let Some((k, _)) = SAME_KEYS.iter().find(|(k, _)| *k == key.trim()) {
                     draw.insert(*k, value.trim().to_string());
                 }
             }
         }
-        if let Some((missing, _)) = DRAW_KEYS.iter().find(|(k, _)| !draw.contains_key(k)) {
+        if let Some((missing, _)) = SAME_KEYS.iter().find(|(k, _)| !draw.contains_key(k)) {
             return Err(err(&id_path, format!("no `{missing}` line: not a census directory's census.toml")));
         }
         let rows_path = dir.join("networks.csv");
@@ -192,7 +192,7 @@ pub fn pair(before: &BTreeMap<u64, Outcome>, after: &BTreeMap<u64, Outcome>) -> 
 /// Compares two census directories of the same draw: a report per
 /// receiver that both measured.
 pub fn compare(before: &Census, after: &Census) -> Result<String, CensusError> {
-    for (key, differs) in DRAW_KEYS {
+    for (key, differs) in SAME_KEYS {
         if before.draw[key] != after.draw[key] {
             return Err(err(
                 &after.dir.join("census.toml"),

@@ -541,7 +541,10 @@ fn seventy_thousand_sockets_leave_a_new_connection_the_kernel_s_window_and_are_c
     // over capacity.) On a loaded machine the burst can also leave a
     // tracked socket's samples unanswered for the stale time: it is given
     // back to the kernel for good, its slot is free, and a new connection
-    // takes it; so the table is topped up until it is full.
+    // takes it; so the table is topped up until it is full, or until the
+    // workers have no descriptors left (a machine so loaded that it gives
+    // sockets back faster than they can be opened): then it is full but for
+    // sockets given back.
     let tracked = |s: &str| count_before(s, "connection(s) tracked").unwrap_or(0);
     let given = |s: &str| count_before(s, "socket(s) given back").unwrap_or(0);
     let over = |s: &str| count_before(s, "over capacity").unwrap_or(0);
@@ -560,10 +563,16 @@ fn seventy_thousand_sockets_leave_a_new_connection_the_kernel_s_window_and_are_c
             break;
         }
         eprintln!("{short} short of capacity after {} socket(s) given back: filling", given(&status));
-        opened += Many::opened(&many.ask(0..WORKERS, Some(&format!("fill {}", short / WORKERS as u64 + 16))));
+        let more = Many::opened(&many.ask(0..WORKERS, Some(&format!("fill {}", short / WORKERS as u64 + 16))));
+        if more == 0 {
+            eprintln!("no descriptors left to fill with: {short} short of capacity");
+            break;
+        }
+        opened += more;
     }
     let head = |s: &str| s[..s.len().min(600)].to_string();
-    assert_eq!(tracked(&status), CAPACITY, "{}", head(&status));
+    assert!(tracked(&status) <= CAPACITY, "{}", head(&status));
+    assert!(tracked(&status) + given(&status) >= CAPACITY, "{}", head(&status));
     assert!(untracked(&status) >= opened - CAPACITY, "{}", head(&status));
     assert!(over(&status) >= 1, "{}", head(&status));
     eprintln!("with {opened} open: {}", status.lines().take(2).collect::<Vec<_>>().join(" / "));

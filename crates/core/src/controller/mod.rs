@@ -11,7 +11,7 @@
 //! | `static`     | `fixed.rs`      | a fixed tcp_rmem_max clamp               |
 //! | `autotuning` | `autotuning.rs` | Linux DRS as RTAC eq. (12) defines it    |
 //! | `drwa`       | `drwa.rs`       | DRWA Algorithm 1 (Jiang et al., IMC'12)  |
-//! | `rtac`       | `rtac.rs`, `rtac_tuning.rs` | RTAC Algorithm 1, eqs. (6), (8), (10), (11); self-tuning K and Delta |
+//! | `rtac`       | `rtac.rs`, `rtac_tuning.rs`, `rtac_probe.rs`, `rtac_pulse.rs` | RTAC Algorithm 1, eqs. (6), (8), (10), (11); self-tuning K and Delta |
 //! | `drw`        | `drw.rs`        | mmWave dynamic receive window (Zhang et al.) |
 
 mod params;
@@ -134,6 +134,7 @@ mod link_budget;
 mod none;
 mod rtac;
 mod rtac_probe;
+mod rtac_pulse;
 pub mod rtac_tuning;
 
 pub use autotuning::{Autotuning, AutotuningParams};

@@ -262,8 +262,8 @@ impl Controller for Rtac {
                 // Packets to bytes with the MSS.
                 self.equilibrium_pkts(k, w, srtt, rtt_m) * mss
             }
-            Some(Decision::Rtac { k, rtt_m_star, cap }) => {
-                (self.equilibrium_pkts(k, w, srtt, rtt_m_star) * mss).min(cap.max(self.p.init_rwnd) as f64)
+            Some(Decision::Rtac { k, rtt_m_star, cap, gain }) => {
+                (self.equilibrium_pkts(k, w, srtt, rtt_m_star) * mss).min(cap.max(self.p.init_rwnd) as f64) * gain
             }
             Some(Decision::Window(bytes)) => bytes as f64,
             Some(Decision::Grow(cap)) => cap.max(self.p.init_rwnd) as f64,

@@ -37,6 +37,11 @@
 //!   and Wi-Fi links (§IV.A, Fig. 2: about 50 % above it on the paper's LTE
 //!   cell). The mean of a drained probe's samples minus RTT_m is a direct
 //!   measurement of that variation; Delta is its moving average.
+//! - **Rate pulses** (`rtac_pulse.rs`): where no probe drains to the
+//!   band, because the path's no-queue RTT drifts by more than the target
+//!   queue, raising the window for two periods tells from the delivery
+//!   rate whether the RTT above RTT_m is a queue; where it is not, the
+//!   pulse's least RTT sample measures Delta.
 //! - **Whose queue**: a drained probe also tells whether the queue answers
 //!   RTAC's own window. If the RTT stays above RTT*_m by more than
 //!   [`OWN_QUEUE_FRACTION`] of the target queueing delay (theta - 1) RTT*_m
@@ -169,6 +174,7 @@
 
 use super::rtac::k_from_bdp;
 use super::rtac_probe::{Drain, Probe, Undrained};
+use super::rtac_pulse::Pulses;
 use crate::estimators::WindowedMax;
 use crate::time::{Duration, Instant};
 
@@ -342,13 +348,16 @@ pub struct Tuner {
     edge: u64,
     /// The smoothed RTT at the last period.
     srtt: Duration,
+    /// Rate pulses of the cooperative window.
+    pulses: Pulses,
 }
 
 /// What the tuner decides for one period.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Decision {
-    /// RTAC's eq. (8) with this K and RTT*_m, capped at `cap` bytes.
-    Rtac { k: f64, rtt_m_star: Duration, cap: u64 },
+    /// RTAC's eq. (8) with this K and RTT*_m, capped at `cap` bytes, then
+    /// times `gain` (a rate pulse).
+    Rtac { k: f64, rtt_m_star: Duration, cap: u64, gain: f64 },
     /// Advertise exactly this many bytes (a drain probe).
     Window(u64),
     /// Grow like Auto-tuning: up to this many bytes, and no less than the
@@ -383,6 +392,7 @@ impl Tuner {
             consumed: 0,
             edge: 0,
             srtt: Duration::ZERO,
+            pulses: Pulses::default(),
         }
     }
 
@@ -454,6 +464,7 @@ impl Tuner {
         }
         self.quiet.get_or_insert(now);
         self.min_cur = Some(self.min_cur.map_or(rtt, |m| m.min(rtt)));
+        self.pulses.on_rtt_sample(rtt);
         let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
         let consumed = self.consumed;
         if let Some(p) = &mut self.probe {
@@ -584,6 +595,7 @@ impl Tuner {
                     if by_arrivals { Drain::Arrivals { from: now, read: 0, peaked: false } } else { Drain::Rtt };
                 let drain_deadline = now + srtt.mul_f64(DRAIN_LIMIT);
                 let competitive = self.mode == Mode::Competitive;
+                self.pulses.stop();
                 self.probe = Some(Probe {
                     drain,
                     start: now,
@@ -613,8 +625,20 @@ impl Tuner {
         // more than RTAC's own operating point, theta BDP, and bounds that.
         let drain_cap =
             (DELIVERED_RTTS * self.last_rate * rtt_m_star.as_secs_f64()).max(MIN_WINDOW_PKTS * mss as f64) as u64;
+        let gain = if self.mode == Mode::Cooperative {
+            let step = self.pulses.on_period(srtt > rtt_m_star + band(target_queue), self.last_rate);
+            if let (Some(least), Some(m)) = (step.free, self.rtt_min()) {
+                self.average_delta(least.saturating_sub(m));
+            }
+            step.gain
+        } else {
+            self.pulses.stop();
+            1.0
+        };
         Some(match self.mode {
-            Mode::Cooperative => Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap: cap.min(drain_cap) },
+            Mode::Cooperative => {
+                Decision::Rtac { k: k_from_bdp(a, theta, bdp), rtt_m_star, cap: cap.min(drain_cap), gain }
+            }
             // Not unbounded in competitive mode: a receiver does not pull
             // back a right edge it has advertised, so a window opened to
             // rmem_max would keep the next probe from draining anything
@@ -622,6 +646,15 @@ impl Tuner {
             // competitor go.
             Mode::Startup | Mode::Competitive => Decision::Grow(cap),
         })
+    }
+
+    /// Delta's moving average takes `sample` in.
+    fn average_delta(&mut self, sample: Duration) {
+        // It starts from zero: the first drained probe is usually the
+        // start-up's, which drains queues that slow starts have just built
+        // while it measures, and its mean is high.
+        let d = self.delta.map_or(0.0, Duration::as_secs_f64);
+        self.delta = Some(Duration::from_secs_f64(d + DELTA_GAIN * (sample.as_secs_f64() - d)));
     }
 
     fn probe_due(&self, now: Instant) -> bool {
@@ -786,12 +819,7 @@ impl Tuner {
         // A joint probe's samples include the others' queues draining.
         if drained && !p.joint {
             let mean = Duration::from_nanos((p.sum_ns / p.n as u128) as u64);
-            let sample = mean.saturating_sub(self.rtt_min().unwrap_or(floor)).as_secs_f64();
-            // A moving average that starts from zero: the first drained
-            // probe is usually the start-up's, which drains queues that slow
-            // starts have just built while it measures, and its mean is high.
-            let d = self.delta.map_or(0.0, Duration::as_secs_f64);
-            self.delta = Some(Duration::from_secs_f64(d + DELTA_GAIN * (sample - d)));
+            self.average_delta(mean.saturating_sub(self.rtt_min().unwrap_or(floor)));
         }
     }
 }

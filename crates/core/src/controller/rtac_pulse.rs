@@ -80,16 +80,17 @@ pub(super) struct Step {
 impl Pulses {
     /// Every valid RTT sample.
     pub(super) fn on_rtt_sample(&mut self, rtt: Duration) {
-        (self.rtt_sum, self.rtt_n) = (self.rtt_sum + rtt, self.rtt_n + 1);
+        (self.rtt_sum, self.rtt_n) = (self.rtt_sum + rtt, self.rtt_n.saturating_add(1));
         if let Some(p) = &mut self.pulse {
             p.least = Some(p.least.map_or(rtt, |m| m.min(rtt)));
         }
     }
 
     /// The window is not the cooperative one (a probe, another mode): a
-    /// pulse under way is dropped.
+    /// pulse under way is dropped, and so are the period's RTT samples.
     pub(super) fn stop(&mut self) {
         self.pulse = None;
+        (self.rtt_sum, self.rtt_n) = (Duration::ZERO, 0);
     }
 
     /// The end of a cooperative period that delivered at `rate`; `queued`:

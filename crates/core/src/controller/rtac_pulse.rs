@@ -189,8 +189,7 @@ mod tests {
     fn a_busy_link_gives_no_sample_and_its_pulses_back_off() {
         let (gains, free) = run(400, |_| 1e6, |_| ms(37));
         assert!(free.is_empty());
-        let starts: Vec<usize> =
-            (1..gains.len()).filter(|&i| gains[i] > 1.0 && gains[i - 1] == 1.0).collect();
+        let starts: Vec<usize> = (1..gains.len()).filter(|&i| gains[i] > 1.0 && gains[i - 1] == 1.0).collect();
         let gaps: Vec<usize> = starts.windows(2).map(|w| w[1] - w[0]).collect();
         // Each busy pulse doubles the wait, up to 2^PULSE_BACKOFF times.
         let wait = |busy: u32| (PULSE_PERIODS << busy.min(PULSE_BACKOFF)) as usize + 5;
@@ -204,9 +203,8 @@ mod tests {
         // the rate and adds (g - 1) s to the RTT. At 0.3 of the link the rate
         // rises by more than half the gain, but the raise queues; starved at
         // a tenth of the link, the pulse counts as free.
-        let fifo = |s: f64| {
-            run(40, move |g| 1e6 * g / (g * s + 1.0 - s), move |g| ms(20).mul_f64(1.0 + (g - 1.0) * s)).1
-        };
+        let fifo =
+            |s: f64| run(40, move |g| 1e6 * g / (g * s + 1.0 - s), move |g| ms(20).mul_f64(1.0 + (g - 1.0) * s)).1;
         assert!(fifo(0.3).is_empty());
         assert!(!fifo(0.1).is_empty());
     }

@@ -112,7 +112,12 @@
 //!   and the last period whose smoothed RTT was within the band above
 //!   RTT*_m (Copa's "has the queue nearly emptied recently?"). Every RTAC
 //!   receiver on a queue sees that during any one's probe, so they time
-//!   their next probes alike and drain together. Periodic probes are at
+//!   their next probes alike and drain together. After a probe found the
+//!   queue standing, a period whose queue is deeper than RTAC's own can be
+//!   (one target above [`DELIVERED_RTTS`] RTT*_m, as for a loss below)
+//!   calls the probe that decides [`MIN_PROBE_GAP`] later: the queue grew
+//!   while RTAC's window only shrank, and at long RTTs [`HIGH_PERIODS`]
+//!   periods are tens of seconds of a shrinking share. Periodic probes are at
 //!   least [`PROBE_SPACING_RTTS`] smoothed RTTs apart, so that a probe costs
 //!   at most a quarter of the time however long the RTT. A receiver whose own
 //!   probe is due within [`JOIN_WINDOW`] when it sees the queue fall into
@@ -326,6 +331,9 @@ pub struct Tuner {
     /// Bytes delivered per period.
     window: WindowedMax,
     high_periods: u32,
+    /// Consecutive periods, outside probes, with a queue deeper than
+    /// RTAC's own can be.
+    deep_periods: u32,
     /// A hole opened in the sequence since the last period.
     hole: bool,
     /// A segment was lost in start-up: the next probe is the loss's, and
@@ -383,6 +391,7 @@ impl Tuner {
             last_bytes: 0,
             window: WindowedMax::new(BW_ROUNDS),
             high_periods: 0,
+            deep_periods: 0,
             hole: false,
             lost: false,
             probes: 0,
@@ -528,6 +537,7 @@ impl Tuner {
         // that RTT_m.
         let deep = srtt > rtt_m_star.mul_f64(DELIVERED_RTTS) + target_queue;
         let hole = std::mem::take(&mut self.hole);
+        self.deep_periods = if deep && self.probe.is_none() { self.deep_periods.saturating_add(1) } else { 0 };
         // In start-up a loss ends the slow starts: the probe it calls decides.
         self.lost |= hole && self.mode == Mode::Startup;
         if hole && (deep || self.undrained.is_some()) && self.mode == Mode::Cooperative {
@@ -672,7 +682,14 @@ impl Tuner {
                 // The first two probes follow each other closely: whose queue
                 // it is matters most before a competitor has taken it.
                 let gap = if self.probes < 2 { Duration::ZERO } else { MIN_PROBE_GAP };
-                since >= spaced(PROBE_INTERVAL) || (self.high_periods >= HIGH_PERIODS && since >= gap)
+                // After a probe found the queue standing, a queue deeper
+                // than RTAC's own can be (see `deep`) grew under another
+                // window while RTAC's only shrank: the second probe that
+                // decides need not wait for HIGH_PERIODS, while the
+                // shrinking window hands the competitor the link.
+                let stood = self.undrained.is_some_and(|u| u.stood >= 1);
+                let deeper = stood && self.deep_periods >= 1 && since >= MIN_PROBE_GAP;
+                since >= spaced(PROBE_INTERVAL) || deeper || (self.high_periods >= HIGH_PERIODS && since >= gap)
             }
             Mode::Competitive => {
                 since >= spaced(COMPETITIVE_PROBE_INTERVAL) || (self.unconfirmed_drain && since >= MIN_PROBE_GAP)

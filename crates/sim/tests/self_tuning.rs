@@ -224,6 +224,12 @@ fn behind_a_full_buffer_a_probe_that_meets_the_competitors_backoff_is_checked_ag
     assert!(paper < 0.45, "paper: {paper:.2}");
 }
 
+/// Flow 0's throughput over flow 1's in the run labelled `label`.
+fn first_over_second(sc: &Scenario, label: &str) -> f64 {
+    let r = run_labelled(sc, label);
+    r.flows[0].throughput_mbps / r.flows[1].throughput_mbps
+}
+
 #[test]
 fn a_loss_based_competitor_that_arrives_later_is_recognised_within_two_probes() {
     // RTAC's download holds the queue short when a CUBIC download behind
@@ -249,11 +255,7 @@ fn a_loss_based_competitor_that_arrives_later_is_recognised_within_two_probes() 
         start = "10s"
         "#,
     );
-    let share = |label: &str| {
-        let r = run_labelled(&sc, label);
-        r.flows[0].throughput_mbps / r.flows[1].throughput_mbps
-    };
-    let (rtac, drwa) = (share("rtac"), share("drwa"));
+    let (rtac, drwa) = (first_over_second(&sc, "rtac"), first_over_second(&sc, "drwa"));
     eprintln!("25-45 s, of the competitor's throughput: rtac {rtac:.2}, drwa {drwa:.2}");
     assert!(rtac >= 0.7, "rtac: {rtac:.2} of its competitor's throughput");
     // The control: DRWA's window follows its shrinking share to nothing.
@@ -289,11 +291,7 @@ fn a_competitor_that_deepens_the_queue_after_a_standing_probe_is_probed_again_at
         start = "14s"
         "#,
     );
-    let share = |label: &str| {
-        let r = run_labelled(&sc, label);
-        r.flows[0].throughput_mbps / r.flows[1].throughput_mbps
-    };
-    let (rtac, linux) = (share("rtac"), share("linux"));
+    let (rtac, linux) = (first_over_second(&sc, "rtac"), first_over_second(&sc, "linux"));
     eprintln!("30-60 s, of the competitor's throughput: rtac {rtac:.2}, linux {linux:.2}");
     assert!(rtac >= 0.7 * linux.min(1.0), "rtac: {rtac:.2} of its competitor's throughput");
 }

@@ -331,9 +331,9 @@ pub struct Tuner {
     /// Bytes delivered per period.
     window: WindowedMax,
     high_periods: u32,
-    /// Consecutive periods, outside probes, with a queue deeper than
-    /// RTAC's own can be.
-    deep_periods: u32,
+    /// The last period, outside a probe, had a queue deeper than RTAC's
+    /// own can be.
+    deep: bool,
     /// A hole opened in the sequence since the last period.
     hole: bool,
     /// A segment was lost in start-up: the next probe is the loss's, and
@@ -391,7 +391,7 @@ impl Tuner {
             last_bytes: 0,
             window: WindowedMax::new(BW_ROUNDS),
             high_periods: 0,
-            deep_periods: 0,
+            deep: false,
             hole: false,
             lost: false,
             probes: 0,
@@ -537,7 +537,7 @@ impl Tuner {
         // that RTT_m.
         let deep = srtt > rtt_m_star.mul_f64(DELIVERED_RTTS) + target_queue;
         let hole = std::mem::take(&mut self.hole);
-        self.deep_periods = if deep && self.probe.is_none() { self.deep_periods.saturating_add(1) } else { 0 };
+        self.deep = deep && self.probe.is_none();
         // In start-up a loss ends the slow starts: the probe it calls decides.
         self.lost |= hole && self.mode == Mode::Startup;
         if hole && (deep || self.undrained.is_some()) && self.mode == Mode::Cooperative {
@@ -688,7 +688,7 @@ impl Tuner {
                 // decides need not wait for HIGH_PERIODS, while the
                 // shrinking window hands the competitor the link.
                 let stood = self.undrained.is_some_and(|u| u.stood >= 1);
-                let deeper = stood && self.deep_periods >= 1 && since >= MIN_PROBE_GAP;
+                let deeper = stood && self.deep && since >= MIN_PROBE_GAP;
                 since >= spaced(PROBE_INTERVAL) || deeper || (self.high_periods >= HIGH_PERIODS && since >= gap)
             }
             Mode::Competitive => {

@@ -331,9 +331,6 @@ pub struct Tuner {
     /// Bytes delivered per period.
     window: WindowedMax,
     high_periods: u32,
-    /// The last period, outside a probe, had a queue deeper than RTAC's
-    /// own can be.
-    deep: bool,
     /// A hole opened in the sequence since the last period.
     hole: bool,
     /// A segment was lost in start-up: the next probe is the loss's, and
@@ -391,7 +388,6 @@ impl Tuner {
             last_bytes: 0,
             window: WindowedMax::new(BW_ROUNDS),
             high_periods: 0,
-            deep: false,
             hole: false,
             lost: false,
             probes: 0,
@@ -537,7 +533,6 @@ impl Tuner {
         // that RTT_m.
         let deep = srtt > rtt_m_star.mul_f64(DELIVERED_RTTS) + target_queue;
         let hole = std::mem::take(&mut self.hole);
-        self.deep = deep && self.probe.is_none();
         // In start-up a loss ends the slow starts: the probe it calls decides.
         self.lost |= hole && self.mode == Mode::Startup;
         if hole && (deep || self.undrained.is_some()) && self.mode == Mode::Cooperative {
@@ -549,7 +544,8 @@ impl Tuner {
         }
         // Not in startup: its RTT_m may already carry a queue (a window
         // that filled the buffer before the first sample) and hide it.
-        let in_band = self.mode != Mode::Startup && srtt <= rtt_m_star + band(target_queue);
+        let above_band = srtt > rtt_m_star + band(target_queue);
+        let in_band = self.mode != Mode::Startup && !above_band;
         // Another receiver's probe shows as the queue falling into the band;
         // one whose own probe is due soon joins it, so that both drain at
         // once (each alone would find the other's share still queued).
@@ -582,7 +578,7 @@ impl Tuner {
                 self.finish_probe(now, p, rtt_m_star, target_queue)
             }
             Some(p) => return Some(Decision::Window(p.rwnd)),
-            None if join || fell || self.probe_due(now) => {
+            None if join || fell || self.probe_due(now, deep) => {
                 // Half the BDP, at the lower of the windowed and the last
                 // period's rate (the rate may just have dropped): the link
                 // stays about half used while the queue drains.
@@ -636,7 +632,7 @@ impl Tuner {
         let drain_cap =
             (DELIVERED_RTTS * self.last_rate * rtt_m_star.as_secs_f64()).max(MIN_WINDOW_PKTS * mss as f64) as u64;
         let gain = if self.mode == Mode::Cooperative {
-            let step = self.pulses.on_period(srtt > rtt_m_star + band(target_queue), self.last_rate);
+            let step = self.pulses.on_period(above_band, self.last_rate);
             if let (Some(least), Some(m)) = (step.free, self.rtt_min()) {
                 self.average_delta(least.saturating_sub(m));
             }
@@ -667,7 +663,9 @@ impl Tuner {
         self.delta = Some(Duration::from_secs_f64(d + DELTA_GAIN * (sample.as_secs_f64() - d)));
     }
 
-    fn probe_due(&self, now: Instant) -> bool {
+    /// Whether a probe is due, no probe being under way; `deep`: this
+    /// period's queue is deeper than RTAC's own can be.
+    fn probe_due(&self, now: Instant, deep: bool) -> bool {
         let since = self.quiet.map_or(Duration::ZERO, |q| now.saturating_since(q));
         let spaced = |interval: Duration| interval.max(self.srtt.mul_f64(PROBE_SPACING_RTTS));
         match self.mode {
@@ -683,12 +681,12 @@ impl Tuner {
                 // it is matters most before a competitor has taken it.
                 let gap = if self.probes < 2 { Duration::ZERO } else { MIN_PROBE_GAP };
                 // After a probe found the queue standing, a queue deeper
-                // than RTAC's own can be (see `deep`) grew under another
+                // than RTAC's own can be grew under another
                 // window while RTAC's only shrank: the second probe that
                 // decides need not wait for HIGH_PERIODS, while the
                 // shrinking window hands the competitor the link.
                 let stood = self.undrained.is_some_and(|u| u.stood >= 1);
-                let deeper = stood && self.deep && since >= MIN_PROBE_GAP;
+                let deeper = stood && deep && since >= MIN_PROBE_GAP;
                 since >= spaced(PROBE_INTERVAL) || deeper || (self.high_periods >= HIGH_PERIODS && since >= gap)
             }
             Mode::Competitive => {

@@ -16,12 +16,15 @@ fn tuner(mode: Mode, srtt: Duration) -> Tuner {
 fn periodic_probes_are_twenty_smoothed_rtts_apart_behind_a_deep_queue() {
     let at = |s: f64| Instant::ZERO + Duration::from_secs_f64(s);
     let short = tuner(Mode::Competitive, Duration::from_millis(100));
-    assert!(!short.probe_due(at(4.9)) && short.probe_due(at(5.0)), "the fixed interval where the RTT is short");
+    assert!(
+        !short.probe_due(at(4.9), false) && short.probe_due(at(5.0), false),
+        "the fixed interval where the RTT is short"
+    );
     let deep = tuner(Mode::Competitive, Duration::from_secs(2));
-    assert!(!deep.probe_due(at(39.9)), "a 2 s RTT: not every 5 s");
-    assert!(deep.probe_due(at(40.0)));
+    assert!(!deep.probe_due(at(39.9), false), "a 2 s RTT: not every 5 s");
+    assert!(deep.probe_due(at(40.0), false));
     let coop = tuner(Mode::Cooperative, Duration::from_secs(1));
-    assert!(!coop.probe_due(at(19.9)) && coop.probe_due(at(20.0)));
+    assert!(!coop.probe_due(at(19.9), false) && coop.probe_due(at(20.0), false));
 }
 
 /// A start-up tuner on a path whose RTT_m is 100 ms, after a start-up

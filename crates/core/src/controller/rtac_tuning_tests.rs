@@ -113,3 +113,16 @@ fn the_bdp_floor_is_no_more_than_twice_what_the_link_has_ever_carried() {
     let fast = bdp(&[20.0]);
     assert!((fast - 20e6 / 8.0 * 0.012 / 1448.0).abs() < 1e-6, "{fast} packets at 20 Mbit/s");
 }
+
+#[test]
+fn after_a_standing_probe_a_queue_deeper_than_its_own_calls_the_next_probe_two_seconds_on() {
+    let at = |s: f64| Instant::ZERO + Duration::from_secs_f64(s);
+    let mut coop = tuner(Mode::Cooperative, Duration::from_millis(300));
+    // No probe has found the queue standing: depth alone calls nothing.
+    assert!(!coop.probe_due(at(2.0), true));
+    let floor = Duration::from_millis(200);
+    coop.undrained = Some(Undrained { probes: 1, stood: 1, lo: floor, hi: floor });
+    assert!(coop.probe_due(at(2.0), true), "deep after a standing probe, MIN_PROBE_GAP on");
+    assert!(!coop.probe_due(at(1.9), true), "not before MIN_PROBE_GAP");
+    assert!(!coop.probe_due(at(2.0), false), "a queue RTAC's own window can hold calls nothing early");
+}

@@ -133,7 +133,6 @@ mod fixed;
 mod link_budget;
 mod none;
 mod rtac;
-mod rtac_probe;
 mod rtac_pulse;
 pub mod rtac_tuning;
 

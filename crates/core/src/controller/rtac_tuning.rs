@@ -178,10 +178,10 @@
 //! so they stay cooperative and the queue stays short.
 
 use super::rtac::k_from_bdp;
-use super::rtac_probe::{Drain, Probe, Undrained};
 use super::rtac_pulse::Pulses;
 use crate::estimators::WindowedMax;
 use crate::time::{Duration, Instant};
+use probe::{Drain, Probe, Undrained};
 
 /// Periods in the bottleneck-rate window (BBR's BtlBwFilterLen).
 pub const BW_ROUNDS: usize = 10;
@@ -694,150 +694,10 @@ impl Tuner {
             }
         }
     }
-
-    /// The application read `bytes`. While a probe drains, a queue shows as
-    /// arrivals at the link's rate: a BDP per RTT_m, twice the probe's
-    /// window. Once an RTT_m brings little more than the window, the data
-    /// that was in flight (up to the right edge advertised before the
-    /// probe, which a receiver does not pull back) has arrived.
-    pub fn on_consumed(&mut self, now: Instant, bytes: u64) {
-        self.quiet.get_or_insert(now);
-        self.consumed += bytes;
-        let consumed = self.consumed;
-        let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
-        let startup = self.mode == Mode::Startup;
-        if let Some(p) = &mut self.probe {
-            if p.measure.is_some() {
-                return;
-            }
-            let edge_read = p.edge_read(consumed);
-            if now >= p.drain_deadline {
-                p.measure = Some((now, now + rtt_min));
-            } else if let Drain::Arrivals { from, read, peaked } = &mut p.drain {
-                *read += bytes;
-                if now.saturating_since(*from) >= rtt_min {
-                    let low = *read as f64 <= DRAINED_ARRIVALS * p.rwnd as f64;
-                    *peaked |= !low;
-                    if low && edge_read && startup && !*peaked {
-                        // The link delivers no more than the window: the
-                        // window came from a peak rate, and the RTT decides.
-                        p.drain = Drain::Rtt;
-                    } else if low && edge_read {
-                        p.measure = Some((now, now + rtt_min));
-                    } else {
-                        (*from, *read) = (now, 0);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether probe `p` has measured enough. A live socket may give one
-    /// RTT sample per RTT or fewer: the measuring phase lasts until it has
-    /// MIN_PROBE_SAMPLES, or PROBE_MEASURE_LIMIT times its planned length.
-    /// A joint probe also lasts until its floor shows the queue drained (after
-    /// its drain deadline), or JOIN_PROBE_RTTS at the peak it fell from.
-    fn probe_done(&self, p: &Probe, now: Instant, rtt_m_star: Duration, target_queue: Duration) -> bool {
-        let measured = p.measure.is_some_and(|(from, end)| {
-            now >= end && (p.n >= MIN_PROBE_SAMPLES || now >= from + (end - from).mul_f64(PROBE_MEASURE_LIMIT))
-        });
-        let joint_done = || {
-            now >= p.start + p.srtt.mul_f64(JOIN_PROBE_RTTS)
-                || (now >= p.drain_deadline && p.floor.is_some_and(|f| self.drains(p, f, rtt_m_star, target_queue)))
-        };
-        measured && (!p.joint || joint_done())
-    }
-
-    /// Whether a probe whose floor is `floor` found the queue drained.
-    fn drains(&self, p: &Probe, floor: Duration, rtt_m_star: Duration, target_queue: Duration) -> bool {
-        // An RTT_m that no drained probe has confirmed may be the trough of
-        // another sender's standing queue (the receiver started behind it),
-        // and a competitive probe that meets the next trough lies in the
-        // band above it. Until then a drain must also have halved the RTT:
-        // a loss-based sender that stays keeps at least its multiplicative
-        // decrease (CUBIC 0.7) of a queue that RTAC's cut leaves to it, and
-        // RTAC's own queue, once the sender has gone, fills the buffer in
-        // competitive mode and drains to the path's RTT. So must the probe
-        // of a loss in start-up, which may meet a competitor's decrease.
-        let in_band = floor <= rtt_m_star + band(target_queue);
-        if self.drained_once || !(self.mode == Mode::Competitive || self.lost) {
-            in_band
-        } else {
-            in_band && p.halved(floor)
-        }
-    }
-
-    fn finish_probe(&mut self, now: Instant, p: Probe, rtt_m_star: Duration, target_queue: Duration) {
-        self.probe = None;
-        self.high_periods = 0;
-        self.quiet = Some(now);
-        let Some(floor) = p.floor.filter(|_| !p.stale) else {
-            return; // no sample, or a verdict the mode has overtaken: nothing learnt
-        };
-        self.probes += 1;
-        let drained = self.drains(&p, floor, rtt_m_star, target_queue);
-        // The probe of a loss in start-up decides. A queue that stood
-        // through RTAC's cut is a loss-based sender's, unless the RTT
-        // halved: then it was the lone flow's own slow start draining from
-        // a full buffer, and the probe counts as any undrained one. A drain
-        // is confirmed as a competitive one is, below.
-        if std::mem::take(&mut self.lost) && (drained || !p.halved(floor)) {
-            self.mode = Mode::Competitive;
-            self.undrained = None;
-            self.unconfirmed_drain = drained;
-            return;
-        }
-        // Behind a loss-based sender a probe may meet its multiplicative
-        // decrease and, with RTAC's own share gone, see the RTT halve into
-        // the band (the probe's floor can even become the new RTT_m, the
-        // old one being a trough of that sender's queue). That queue
-        // regrows within seconds; RTAC's own, with nobody else there,
-        // drains again at the next probe, MIN_PROBE_GAP later.
-        if drained && self.mode == Mode::Competitive && !self.drained_once && !self.unconfirmed_drain {
-            self.unconfirmed_drain = true;
-            return;
-        }
-        self.unconfirmed_drain = false;
-        self.drained_once |= drained;
-        if drained {
-            // A new probe cycle: the minimum forgets the cycle before last.
-            (self.min_prev, self.min_cur) = (self.min_cur, Some(floor));
-            self.undrained = None;
-            self.mode = Mode::Cooperative;
-        } else {
-            let stood = self.mode == Mode::Cooperative && !p.halved(floor);
-            let u = self.undrained.get_or_insert(Undrained { probes: 0, stood: 0, lo: floor, hi: floor });
-            (u.probes, u.lo, u.hi) = (u.probes + 1, u.lo.min(floor), u.hi.max(floor));
-            u.stood += u32::from(stood);
-            let u = *u;
-            if u.stood >= COMPETITIVE_AFTER {
-                self.mode = Mode::Competitive;
-            }
-            // Floors that agree probe after probe are a path whose RTT rose (a
-            // route change, a handover), not a competitor's varying queue.
-            if u.probes >= UNDRAINED_FORGET && u.hi - u.lo <= band(target_queue) {
-                (self.min_prev, self.min_cur) = (None, Some(u.lo));
-                self.undrained = None;
-                self.mode = Mode::Cooperative;
-            }
-        }
-        // A start-up probe drains by the RTT only once its arrivals never
-        // exceeded its window (`on_consumed`): the link delivered less than
-        // the rate the window came from. If the queue stood, it is most
-        // likely the start-up's own data, and growing twice the bytes per
-        // RTT from there grows it with the RTT it causes. RTAC's equations
-        // and their bound take over; a sender that holds the queue shows
-        // itself as in any cooperative phase.
-        if matches!(p.drain, Drain::Rtt) && !drained && self.mode == Mode::Startup {
-            self.mode = Mode::Cooperative;
-        }
-        // A joint probe's samples include the others' queues draining.
-        if drained && !p.joint {
-            let mean = Duration::from_nanos((p.sum_ns / p.n as u128) as u64);
-            self.average_delta(mean.saturating_sub(self.rtt_min().unwrap_or(floor)));
-        }
-    }
 }
+
+#[path = "rtac_probe.rs"]
+mod probe;
 
 #[cfg(test)]
 #[path = "rtac_tuning_tests.rs"]

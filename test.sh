@@ -75,6 +75,9 @@ rust=passed
 # shellcheck disable=SC2086 # one word per argument
 cargo test --workspace --no-fail-fast --lib --bins $plain_tests || rust=failed
 cargo test --workspace --no-fail-fast --doc || rust=failed
+# The API reference must build: a broken intra-doc link or a stray HTML tag
+# in a doc comment fails the tier.
+RUSTDOCFLAGS="${RUSTDOCFLAGS:-} -D warnings" cargo doc --workspace --no-deps --quiet || rust=failed
 [ "$rust" = passed ] || status=1
 tier rust "$rust"
 

@@ -20,6 +20,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Arguments of `rtac get`.
+// The field docs are the command's --help text, which clap prints verbatim:
+// no Markdown escapes in them.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Args, Debug, Clone)]
 pub struct GetArgs {
     /// What to download: http://HOST[:PORT]/PATH, or HOST:PORT ([V6]:PORT)

@@ -36,6 +36,9 @@ pub enum Mode {
 }
 
 /// Arguments of `rtac run`.
+// The field docs are the command's --help text, which clap prints verbatim:
+// no Markdown escapes in them.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// How the program's sockets are reached: bpf, preload or auto (bpf

@@ -234,7 +234,7 @@ fn tcp_rmem() -> Option<(u64, String)> {
     Some((max, text.trim().to_string()))
 }
 
-/// The largest net.ipv4.tcp_rmem[2] at which Linux keeps the receive
+/// The largest `net.ipv4.tcp_rmem[2]` at which Linux keeps the receive
 /// window scale at 10 (65535 << 10 bytes). From it Linux picks the scale
 /// (tcp_select_initial_window), and tcp_select_window never shrinks the
 /// offered window: it rounds what is left of it up to a multiple of

@@ -386,6 +386,9 @@ pub fn wait_listening(bed: &TestBed, ns: &str, addr: &str, port: u16) -> Result<
 // The HTTP file server (the sender side of the experiments).
 
 /// Arguments of `rtac-dev serve`.
+// The field docs are the command's --help text, which clap prints verbatim:
+// no Markdown escapes in them.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
     /// Address to listen on; [::]:PORT also accepts IPv4.

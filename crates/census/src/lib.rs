@@ -1,10 +1,10 @@
 //! rtac-census: receivers measured on networks nobody chose.
 //!
 //! A census draws N networks at random from a seed, in named categories
-//! with stated ranges ([`draw`]), runs each with a baseline receiver and
-//! the receivers under test ([`run_network`]), and judges each receiver
-//! against the baseline on the same network and seed ([`judge`]). The
-//! report gives the pass rate per category with a 95 % interval and the
+//! with stated ranges ([`draw`](mod@draw)), runs each with a baseline
+//! receiver and the receivers under test ([`run_network`]), and judges
+//! each receiver against the baseline on the same network and seed
+//! ([`judge`](mod@judge)). The report gives the pass rate per category with a 95 % interval and the
 //! worst cases ([`report`]); with an output directory the census is
 //! resumable and every failing case is written as a scenario file that
 //! `rtac sim` replays ([`out`]). Two censuses of the same draw compare

@@ -75,6 +75,9 @@ enum Command {
     Get(Box<rtac_agent::GetArgs>),
 }
 
+// The field docs are the command's --help text, which clap prints verbatim:
+// no Markdown escapes in them.
+#[allow(rustdoc::invalid_html_tags)]
 #[derive(Args, Debug, Default)]
 struct SimArgs {
     /// Scenario TOML file (format: crates/sim/src/scenario/file.rs);

@@ -16,6 +16,9 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+// The field docs are the command's --help text, which clap prints verbatim:
+// no Markdown escapes in them.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Args, Debug)]
 pub(crate) struct SweepArgs {
     /// Sweep file: scenario = "FILE", seeds = [...] or N, controllers = [...],

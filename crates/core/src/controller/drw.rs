@@ -56,7 +56,7 @@ impl DrwParams {
 /// Without hints (any link but a base station that reports them) the
 /// receiver measures instead: its delivery rate over each period of one
 /// smoothed RTT stands in for the allocated share, and the largest of the
-/// last [`PEAK_PERIODS`] for the whole bandwidth. A window of exactly
+/// last `PEAK_PERIODS` for the whole bandwidth. A window of exactly
 /// rate x RTT_min could only keep or lose rate (the delivery rate is at
 /// most window / RTT), so in the low-latency region the fallback
 /// advertises peak x (RTT_min + delta): the largest window that keeps the

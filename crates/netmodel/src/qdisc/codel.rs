@@ -1,6 +1,6 @@
 //! CoDel (Controlled Delay), RFC 8289, dropping at the head on dequeue.
 //!
-//! The state machine ([`CodelVars`]) is separate from the FIFO so that
+//! The state machine (`CodelVars`) is separate from the FIFO so that
 //! FQ-CoDel (RFC 8290) runs the very same code on each of its flow queues.
 
 use super::{Dequeued, Qdisc};

@@ -10,7 +10,7 @@ use rtac_core::{AnyController, Controller, Duration, Instant};
 
 /// Linux's minimum delayed-ACK timeout (TCP_DELACK_MIN, 40 ms).
 pub const DELACK: Duration = Duration::from_millis(40);
-/// Linux's default tcp_rmem[2]: its window scale is chosen to cover at
+/// Linux's default `tcp_rmem[2]`: its window scale is chosen to cover at
 /// least this much (6 MB gives a scale of 7).
 pub const LINUX_RMEM_MAX: u64 = 6 * 1024 * 1024;
 /// RFC 7323's largest window scale.

@@ -107,7 +107,7 @@ impl Default for TcpGt {
 }
 
 impl TcpGt {
-    /// The ablation with eq. (5)'s minimum over [`MIN_RTT_TIME_WINDOW`].
+    /// The ablation with eq. (5)'s minimum over `MIN_RTT_TIME_WINDOW`.
     pub fn with_time_window() -> Self {
         TcpGt { time_window: Some(MIN_RTT_TIME_WINDOW), ..TcpGt::default() }
     }

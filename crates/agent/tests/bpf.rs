@@ -57,7 +57,6 @@ print("DONE", got, min(seen), max(seen), first, int(statistics.median(seen)), fl
 /// left, which one test checks, and the clamps are read on a shared loopback.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-#[must_use]
 fn require_root() -> std::sync::MutexGuard<'static, ()> {
     // SAFETY: no preconditions.
     assert_eq!(unsafe { libc::geteuid() }, 0, "the BPF tests need root (CAP_BPF, CAP_NET_ADMIN, cgroup v2)");

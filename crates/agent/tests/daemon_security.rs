@@ -28,7 +28,6 @@ const CLAMP: u64 = 150_000;
 /// left, and two tests read tcp_rmem.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-#[must_use]
 fn require_root() -> std::sync::MutexGuard<'static, ()> {
     // SAFETY: no preconditions.
     assert_eq!(unsafe { libc::geteuid() }, 0, "these tests need root (CAP_BPF, CAP_NET_ADMIN, cgroup v2)");
@@ -86,13 +85,19 @@ impl Daemon {
         Daemon::start_with(rtac().arg("daemon").args(args).arg("--cgroup").arg(cg))
     }
 
+    // The child is waited on here when it ends early, and by Daemon's Drop
+    // otherwise, which clippy does not follow.
+    #[allow(clippy::zombie_processes)]
     fn start_with(cmd: &mut Command) -> Daemon {
         let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
         let mut err = BufReader::new(child.stderr.take().unwrap());
         let mut said = String::new();
         loop {
             let mut line = String::new();
-            assert!(err.read_line(&mut line).unwrap() > 0, "the daemon ended early: {said}");
+            if err.read_line(&mut line).unwrap() == 0 {
+                let status = child.wait();
+                panic!("the daemon ended early ({status:?}): {said}");
+            }
             said.push_str(&line);
             if line.contains("daemon controlling") {
                 return Daemon(child, err, said);

@@ -231,7 +231,7 @@ mod tests {
         };
         let tuning = windows("");
         let first = tuning.iter().position(Option::is_some).expect("a probe clamps");
-        assert!(first >= 5 && first <= 250, "{tuning:?}");
+        assert!((5..=250).contains(&first), "{tuning:?}");
         assert!(tuning[first + 100..].iter().all(Option::is_some), "{tuning:?}");
         let paper = windows("k=3e-7");
         assert!(paper.iter().all(Option::is_some), "{paper:?}");

@@ -358,7 +358,7 @@ impl<'a, 's> World<'a, 's> {
         let link = &mut self.links[l];
         // A packet that overtook the head on a link with channels got an
         // event of its own: the head's later event then finds nothing due.
-        if !link.wire.front().is_some_and(|&(t, _)| t <= now) {
+        if link.wire.front().is_none_or(|&(t, _)| t > now) {
             return;
         }
         let (_, mut pkt) = link.wire.pop_front().expect("the head is due");

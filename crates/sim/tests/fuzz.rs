@@ -38,7 +38,7 @@ fn runner(w: u32) -> TestRunner {
 
 fn bounded(e: &dyn std::fmt::Display) -> Result<(), TestCaseError> {
     let m = e.to_string();
-    prop_assert!(m.len() <= MAX_ERROR, "a {}-byte error: {}…", m.len(), &m[..m.floor_char_boundary(300)]);
+    prop_assert!(m.len() <= MAX_ERROR, "a {}-byte error: {}…", m.len(), &m[..floor_char_boundary(&m, 300)]);
     Ok(())
 }
 
@@ -106,7 +106,13 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 
 fn boundary(s: &str, at: usize) -> usize {
     let at = if s.is_empty() { 0 } else { at % (s.len() + 1) };
-    s.floor_char_boundary(at)
+    floor_char_boundary(s, at)
+}
+
+/// The largest char boundary of `s` at or below `at` (`str::floor_char_boundary`,
+/// stable only since Rust 1.91, after this workspace's rust-version).
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    (0..=at.min(s.len())).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
 }
 
 fn apply(text: &str, m: &Mutation) -> String {
@@ -471,7 +477,7 @@ fn queue_specs_round_trip_and_queues_conserve_packets() {
             let (mut now, mut sent, mut out, mut dropped) = (Instant::ZERO, 0u64, 0u64, 0u64);
             let mut drops = Vec::new();
             for (enq, gap, size, flow) in ops {
-                now = now + Duration::from_nanos(gap);
+                now += Duration::from_nanos(gap);
                 if enq {
                     sent += 1;
                     q.enqueue(Pkt { size, flow }, now, &mut drops);
@@ -516,7 +522,7 @@ fn controller_parameters_build_or_fail_clearly_and_controllers_run() {
             };
             let mut now = Instant::ZERO;
             for (gap, rtt, bytes) in events {
-                now = now + Duration::from_nanos(gap);
+                now += Duration::from_nanos(gap);
                 c.on_rtt_sample(now, Duration::from_nanos(rtt + 1));
                 c.on_data_consumed(now, bytes);
                 if let Some(w) = c.rwnd() {

@@ -174,7 +174,7 @@ fn fig8_scenario(seed: u64, quick: bool) -> Scenario {
     let mut rng = Rng::new(seed).fork(8);
     // The ten long flows start uniformly within the first second.
     let mut starts: Vec<f64> = (0..10).map(|_| rng.next_f64()).collect();
-    starts.extend(std::iter::repeat(JOIN_S as f64).take(100));
+    starts.extend(std::iter::repeat_n(JOIN_S as f64, 100));
     let mut sc =
         dumbbell(Bandwidth::from_mbps(FIG8_MBPS), &[40; 110], &[0; 110], CcKind::TcpGt, Duration::from_secs(end));
     for (f, &s) in sc.flows.iter_mut().zip(&starts) {

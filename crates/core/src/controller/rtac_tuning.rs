@@ -681,10 +681,10 @@ impl Tuner {
                 // it is matters most before a competitor has taken it.
                 let gap = if self.probes < 2 { Duration::ZERO } else { MIN_PROBE_GAP };
                 // After a probe found the queue standing, a queue deeper
-                // than RTAC's own can be grew under another
-                // window while RTAC's only shrank: the second probe that
-                // decides need not wait for HIGH_PERIODS, while the
-                // shrinking window hands the competitor the link.
+                // than RTAC's own can be grew under another window while
+                // RTAC's only shrank: the second probe, which decides, need
+                // not wait for HIGH_PERIODS while the shrinking window
+                // hands the competitor the link.
                 let stood = self.undrained.is_some_and(|u| u.stood >= 1);
                 let deeper = stood && deep && since >= MIN_PROBE_GAP;
                 since >= spaced(PROBE_INTERVAL) || deeper || (self.high_periods >= HIGH_PERIODS && since >= gap)

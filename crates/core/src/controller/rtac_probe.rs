@@ -159,7 +159,6 @@ impl Tuner {
 
     pub(super) fn finish_probe(&mut self, now: Instant, p: Probe, rtt_m_star: Duration, target_queue: Duration) {
         self.probe = None;
-        self.probe_len = now.saturating_since(p.start);
         self.high_periods = 0;
         self.quiet = Some(now);
         let Some(floor) = p.floor.filter(|_| !p.stale) else {
@@ -167,7 +166,6 @@ impl Tuner {
         };
         self.probes += 1;
         let drained = self.drains(&p, floor, rtt_m_star, target_queue);
-        self.stood = !drained && !p.halved(floor);
         // The probe of a loss in start-up decides. A queue that stood
         // through RTAC's cut is a loss-based sender's, unless the RTT
         // halved: then it was the lone flow's own slow start draining from
@@ -197,7 +195,7 @@ impl Tuner {
             self.undrained = None;
             self.mode = Mode::Cooperative;
         } else {
-            let stood = self.mode == Mode::Cooperative && self.stood;
+            let stood = self.mode == Mode::Cooperative && !p.halved(floor);
             let u = self.undrained.get_or_insert(Undrained { probes: 0, stood: 0, lo: floor, hi: floor });
             (u.probes, u.lo, u.hi) = (u.probes + 1, u.lo.min(floor), u.hi.max(floor));
             u.stood += u32::from(stood);

@@ -151,8 +151,7 @@
 //!   as in competitive mode (the loss's probe may meet a competitor's
 //!   decrease). Later start-up probes, after an undrained one, come at the
 //!   first queue twice the target, so that the start-up does not grow a
-//!   deeper queue for each to meet, but at most a quarter of the time
-//!   unless the queue rises ([`STARTUP_SPACING`]). In start-up the window of a probe
+//!   deeper queue for each to meet. In start-up the window of a probe
 //!   (half the BDP at the peak rate) may exceed what a variable link
 //!   delivers in an RTT_m from the start: arrivals that never exceeded
 //!   [`DRAINED_ARRIVALS`] times the window say nothing of the queue, and
@@ -203,12 +202,6 @@ pub const MIN_PROBE_GAP: Duration = Duration::from_secs(2);
 /// smoothed RTT reaches seconds, and probes every 5 s held the window at
 /// half a BDP most of the time while the competitor took the link.
 pub const PROBE_SPACING_RTTS: f64 = 4.0 * (DRAIN_LIMIT + 1.0);
-/// The least time between a start-up probe and the next, in lengths of the
-/// earlier one: a probe costs at most a quarter of the time, as
-/// [`PROBE_SPACING_RTTS`] plans for the periodic ones. Measured rather than
-/// planned, since a start-up probe's length is not known in advance: it
-/// waits for the arrivals to fall, which behind a deep buffer takes seconds.
-pub const STARTUP_SPACING: f64 = 3.0;
 /// How early a receiver starts its probe when it sees another's.
 pub const JOIN_WINDOW: Duration = Duration::from_secs(2);
 /// Consecutive periods with twice the target queueing delay that call an
@@ -344,12 +337,8 @@ pub struct Tuner {
     /// decides. Set only in start-up, and taken by the next probe there
     /// that measures.
     lost: bool,
-    /// Probes finished so far, how long the last one lasted, and whether
-    /// its queue stood (its floor did not halve the smoothed RTT of its
-    /// start, [`UNCONFIRMED_FALL`]).
+    /// Probes finished so far.
     probes: u32,
-    probe_len: Duration,
-    stood: bool,
     /// A probe has found the queue drained: RTT_m is the path's, not the
     /// trough of a queue that stood when the receiver started.
     drained_once: bool,
@@ -402,8 +391,6 @@ impl Tuner {
             hole: false,
             lost: false,
             probes: 0,
-            probe_len: Duration::ZERO,
-            stood: false,
             drained_once: false,
             unconfirmed_drain: false,
             peak: Duration::ZERO,
@@ -521,7 +508,7 @@ impl Tuner {
         (a, theta): (f64, f64),
     ) -> Option<Decision> {
         self.last_bytes = bytes;
-        let last_srtt = std::mem::replace(&mut self.srtt, srtt);
+        self.srtt = srtt;
         if self.probe.is_none() && !span.is_zero() {
             self.last_rate = bytes as f64 / span.as_secs_f64();
             self.rate.push(self.last_rate);
@@ -545,9 +532,6 @@ impl Tuner {
         // before the switch does not undo it: its floor is measured against
         // that RTT_m.
         let deep = srtt > rtt_m_star.mul_f64(DELIVERED_RTTS) + target_queue;
-        // The queue grew by more than the band in one period: a window is
-        // building it.
-        let rising = srtt > last_srtt + band(target_queue);
         let hole = std::mem::take(&mut self.hole);
         // In start-up a loss ends the slow starts: the probe it calls decides.
         self.lost |= hole && self.mode == Mode::Startup;
@@ -594,7 +578,7 @@ impl Tuner {
                 self.finish_probe(now, p, rtt_m_star, target_queue)
             }
             Some(p) => return Some(Decision::Window(p.rwnd)),
-            None if join || fell || self.probe_due(now, deep, rising) => {
+            None if join || fell || self.probe_due(now, deep) => {
                 // Half the BDP, at the lower of the windowed and the last
                 // period's rate (the rate may just have dropped): the link
                 // stays about half used while the queue drains.
@@ -680,32 +664,18 @@ impl Tuner {
     }
 
     /// Whether a probe is due, no probe being under way; `deep`: this
-    /// period's queue is deeper than RTAC's own can be; `rising`: it grew
-    /// by more than the band in the last period.
-    fn probe_due(&self, now: Instant, deep: bool, rising: bool) -> bool {
+    /// period's queue is deeper than RTAC's own can be.
+    fn probe_due(&self, now: Instant, deep: bool) -> bool {
         let since = self.quiet.map_or(Duration::ZERO, |q| now.saturating_since(q));
         let spaced = |interval: Duration| interval.max(self.srtt.mul_f64(PROBE_SPACING_RTTS));
         match self.mode {
             // The first probe comes at the first loss, which ends the slow
             // starts, and after MIN_PROBE_GAP at the latest (a sender that
             // never fills the buffer). Later ones, after a probe found the
-            // queue undrained, come at the first sign of a queue twice the
-            // target, before the start-up has grown a deeper one. If that
-            // probe's queue stood (its floor did not halve the RTT), no
-            // sooner than STARTUP_SPACING times its length after it, unless
-            // the queue is rising: behind another sender's queue that
-            // stands through every probe (a download whose receive window,
-            // not the buffer, limits it: no loss ends the start-up) every
-            // period is high, and probes one after the other held the
-            // window at half a BDP most of the time while that sender kept
-            // the link (0.01 of its throughput). A queue that rises is the
-            // start-up's own growth on a link that has slowed, and the
-            // probe comes at once.
+            // queue standing, come at the first sign of a queue twice the
+            // target, before the start-up has grown a deeper one.
             Mode::Startup if self.probes == 0 => self.lost || since >= MIN_PROBE_GAP,
-            Mode::Startup => {
-                let spaced = !self.stood || since >= self.probe_len.mul_f64(STARTUP_SPACING);
-                (self.high_periods >= 1 || since >= MIN_PROBE_GAP) && (rising || spaced)
-            }
+            Mode::Startup => self.high_periods >= 1 || since >= MIN_PROBE_GAP,
             Mode::Cooperative => {
                 // The first two probes follow each other closely: whose queue
                 // it is matters most before a competitor has taken it.

@@ -17,14 +17,14 @@ fn periodic_probes_are_twenty_smoothed_rtts_apart_behind_a_deep_queue() {
     let at = |s: f64| Instant::ZERO + Duration::from_secs_f64(s);
     let short = tuner(Mode::Competitive, Duration::from_millis(100));
     assert!(
-        !short.probe_due(at(4.9), false, false) && short.probe_due(at(5.0), false, false),
+        !short.probe_due(at(4.9), false) && short.probe_due(at(5.0), false),
         "the fixed interval where the RTT is short"
     );
     let deep = tuner(Mode::Competitive, Duration::from_secs(2));
-    assert!(!deep.probe_due(at(39.9), false, false), "a 2 s RTT: not every 5 s");
-    assert!(deep.probe_due(at(40.0), false, false));
+    assert!(!deep.probe_due(at(39.9), false), "a 2 s RTT: not every 5 s");
+    assert!(deep.probe_due(at(40.0), false));
     let coop = tuner(Mode::Cooperative, Duration::from_secs(1));
-    assert!(!coop.probe_due(at(19.9), false, false) && coop.probe_due(at(20.0), false, false));
+    assert!(!coop.probe_due(at(19.9), false) && coop.probe_due(at(20.0), false));
 }
 
 /// A start-up tuner on a path whose RTT_m is 100 ms, after a start-up
@@ -74,29 +74,6 @@ fn a_start_up_probe_that_meets_a_slower_link_ends_the_start_up() {
     assert!(peaked.startup_window(Duration::ZERO, 0, Duration::from_millis(150)).is_some());
 }
 
-#[test]
-fn start_up_probes_behind_a_queue_that_stands_take_at_most_a_quarter_of_the_time() {
-    let at = |s: f64| Instant::ZERO + Duration::from_secs_f64(s);
-    // The probe lasted 4.1 s (2.0 to 6.1 s) and its queue stood: another
-    // sender's, which every later period shows as high.
-    let mut t = after_an_undrained_start_up_probe(false);
-    t.high_periods = 1;
-    assert!(!t.probe_due(at(6.1 + 2.0), false, false), "not MIN_PROBE_GAP after it");
-    assert!(!t.probe_due(at(6.1 + 12.2), false, false), "nor under three times its length");
-    assert!(t.probe_due(at(6.1 + 12.4), false, false));
-    // The control: a queue that rose by more than the band in a period is
-    // the start-up's own growth, and the probe comes at once.
-    assert!(t.probe_due(at(6.1 + 0.1), false, true), "a rising queue calls it at once");
-    // Nor does a queue that is not high call it before MIN_PROBE_GAP.
-    t.high_periods = 0;
-    assert!(!t.probe_due(at(6.1 + 1.9), false, true));
-    // A probe whose floor halved the RTT met the start-up's own queue
-    // draining: the next one comes at the first high period.
-    t.stood = false;
-    t.high_periods = 1;
-    assert!(t.probe_due(at(6.1 + 0.1), false, false), "after a halved floor, at once");
-}
-
 /// A cooperative tuner on a path whose RTT_m is 12 ms, after a run of
 /// counting periods of one RTT_m at each rate of `mbps` in turn.
 fn after_periods_at(mbps: &[f64]) -> Tuner {
@@ -142,10 +119,10 @@ fn after_a_standing_probe_a_queue_deeper_than_its_own_calls_the_next_probe_two_s
     let at = |s: f64| Instant::ZERO + Duration::from_secs_f64(s);
     let mut coop = tuner(Mode::Cooperative, Duration::from_millis(300));
     // No probe has found the queue standing: depth alone calls nothing.
-    assert!(!coop.probe_due(at(2.0), true, false));
+    assert!(!coop.probe_due(at(2.0), true));
     let floor = Duration::from_millis(200);
     coop.undrained = Some(Undrained { probes: 1, stood: 1, lo: floor, hi: floor });
-    assert!(coop.probe_due(at(2.0), true, false), "deep after a standing probe, MIN_PROBE_GAP on");
-    assert!(!coop.probe_due(at(1.9), true, false), "not before MIN_PROBE_GAP");
-    assert!(!coop.probe_due(at(2.0), false, false), "a queue RTAC's own window can hold calls nothing early");
+    assert!(coop.probe_due(at(2.0), true), "deep after a standing probe, MIN_PROBE_GAP on");
+    assert!(!coop.probe_due(at(1.9), true), "not before MIN_PROBE_GAP");
+    assert!(!coop.probe_due(at(2.0), false), "a queue RTAC's own window can hold calls nothing early");
 }

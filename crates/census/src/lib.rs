@@ -4,10 +4,10 @@
 //! with stated ranges ([`draw`](mod@draw)), runs each with a baseline
 //! receiver and the receivers under test ([`run_network`]), and judges
 //! each receiver against the baseline on the same network and seed
-//! ([`judge`](mod@judge)). The report gives the pass rate per category with a 95 % interval and the
-//! worst cases ([`report`]); with an output directory the census is
-//! resumable and every failing case is written as a scenario file that
-//! `rtac sim` replays ([`out`]). Two censuses of the same draw compare
+//! ([`judge`](mod@judge)). The report gives the pass rate per category
+//! with a 95 % interval and the worst cases ([`report`]); with an output
+//! directory the census is resumable and every failing case is written as
+//! a scenario file that `rtac sim` replays ([`out`]). Two censuses of the same draw compare
 //! network by network, with a test of whether a change moved a category
 //! more than chance ([`compare`]).
 //!

@@ -85,6 +85,12 @@ pub(super) enum Drain {
 }
 
 impl Tuner {
+    /// The length of a probe's measuring phase and of the intervals that
+    /// count its arrivals: RTT_m, at least [`MIN_MEASURE`].
+    pub(super) fn measuring_span(&self) -> Duration {
+        self.rtt_min().map_or(MIN_MEASURE, |m| m.max(MIN_MEASURE))
+    }
+
     /// The application read `bytes`. While a probe drains, a queue shows as
     /// arrivals at the link's rate: a BDP per RTT_m, twice the probe's
     /// window. Once an RTT_m brings little more than the window, the data
@@ -94,7 +100,7 @@ impl Tuner {
         self.quiet.get_or_insert(now);
         self.consumed += bytes;
         let consumed = self.consumed;
-        let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
+        let rtt_min = self.measuring_span();
         let startup = self.mode == Mode::Startup;
         if let Some(p) = &mut self.probe {
             if p.measure.is_some() {

@@ -470,7 +470,7 @@ impl Tuner {
         self.quiet.get_or_insert(now);
         self.min_cur = Some(self.min_cur.map_or(rtt, |m| m.min(rtt)));
         self.pulses.on_rtt_sample(rtt);
-        let rtt_min = self.rtt_min().unwrap_or(MIN_MEASURE).max(MIN_MEASURE);
+        let rtt_min = self.measuring_span();
         let consumed = self.consumed;
         if let Some(p) = &mut self.probe {
             let drained = p.edge_read(consumed) && matches!(p.drain, Drain::Rtt) && rtt <= p.below;
